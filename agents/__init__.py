@@ -1,0 +1,1 @@
+"""cuegym.agents: baseline and search agents (see the agents issue)."""

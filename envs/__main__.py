@@ -1,0 +1,7 @@
+"""``python -m cuegym``: the ``cuegym`` command line."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

@@ -1,0 +1,22 @@
+"""The physics benchmark (DESIGN.md §8): shots/s against batch size, compile time, memory.
+
+    python experiments/bench_physics.py [--quick] [--out results/bench_physics.json]
+
+Pyramid-12ft and snooker-12ft, full rack plus a cue ball in the house / D, random shots,
+batch 1, 64, 1024 and 4096 (``--quick``: 1 and 64, fewer shots), each in a fresh process;
+the same first shots one at a time for the batching gain; each table's break (one at a time, the
+simulator's event cap); compile time of a fresh process with an empty and with a warm
+persistent compilation cache (every run also reports its own compile time, no cache). The
+throughput runs use an event cap of 100 (``--max-events``): about a fifth of random
+full-rack shots never end (a repeated ball-ball contact at one instant) and under ``vmap``
+every batch then runs to the cap, so the cap sets the cost of the large batches. Writes
+the JSON (and a ``.md`` beside it) and prints the markdown tables. The logic lives in
+:mod:`cuegym.bench` (``run_suite``); ``cuegym bench`` runs a single configuration.
+"""
+
+import sys
+
+from cuegym.bench import suite_main
+
+if __name__ == "__main__":
+    sys.exit(suite_main())

@@ -1,0 +1,176 @@
+"""First-contact times: the earliest root of a quadratic or quartic in a window [0, T].
+
+Between events every ball moves on a parabola r(t) = r0 + v t + a t^2 / 2 (constant
+acceleration per motion state), so
+
+* distance to a straight cushion nose or a drop line is a quadratic in t;
+* squared distance between two balls, or between a ball and a jaw circle, is a quartic.
+
+Quartic roots are not taken from a closed form (Ferrari's formula loses digits near double
+roots, which are exactly the grazing contacts that matter). Instead the window is cut at the
+real roots of the derivative (``critical_points``), so that f is monotone on every piece; the first piece on which f changes sign from positive to non-positive brackets
+the contact, and a safeguarded Newton iteration polishes it in float64. The returned time is
+the converged iterate, moved back to the side where f >= 0 if it overshot, so contacts never
+penetrate by more than rounding.
+A pair already overlapping and still approaching returns 0: a contact is never missed.
+
+All functions work elementwise on arrays of coefficients (any batch shape) and return +inf
+where there is no contact in the window.
+"""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+
+INF = jnp.inf
+_NEWTON_STEPS = 10
+# "Already touching and approaching" needs a real approach: d/dt of the gap function below
+# -APPROACH_EPS. A pair left overlapping by rounding (1e-18 m) with a rounding-level
+# approach speed would otherwise be "hit" again and again at the same instant by an impulse
+# too small to change anything.
+APPROACH_EPS = 1e-12
+
+
+def first_descending_root_quadratic(c0, c1, c2, horizon):
+    """Earliest t in [0, horizon] with g(t) = c0 + c1 t + c2 t^2 = 0 and g decreasing.
+
+    Used for "distance minus contact distance" of a ball and a line: the contact happens
+    when g crosses zero from above. If g(0) <= 0 and g'(0) < 0 (already touching and
+    approaching) the answer is 0.
+    """
+    disc = c1 * c1 - 4.0 * c2 * c0
+    sq = jnp.sqrt(jnp.maximum(disc, 0.0))
+    # numerically stable pair of roots (Numerical Recipes §5.6)
+    q = -0.5 * (c1 + jnp.where(c1 >= 0, sq, -sq))
+    safe_q = jnp.where(q == 0, 1.0, q)
+    safe_c2 = jnp.where(c2 == 0, 1.0, c2)
+    r1 = jnp.where(c2 == 0, jnp.where(c1 != 0, -c0 / jnp.where(c1 == 0, 1.0, c1), INF), q / safe_c2)
+    r2 = jnp.where(q == 0, INF, c0 / safe_q)
+    r2 = jnp.where(c2 == 0, INF, r2)
+    real = (disc >= 0) | (c2 == 0)
+
+    def ok(r):
+        slope = c1 + 2.0 * c2 * r
+        return real & jnp.isfinite(r) & (r >= 0) & (r <= horizon) & (slope < 0)
+
+    t = jnp.minimum(jnp.where(ok(r1), r1, INF), jnp.where(ok(r2), r2, INF))
+    touching = (c0 <= 0) & (c1 < -APPROACH_EPS)
+    return jnp.where(touching, 0.0, t)
+
+
+def _poly4(c, t):
+    c0, c1, c2, c3, c4 = c
+    return (((c4 * t + c3) * t + c2) * t + c1) * t + c0
+
+
+def _dpoly4(c, t):
+    _, c1, c2, c3, c4 = c
+    return ((4.0 * c4 * t + 3.0 * c3) * t + 2.0 * c2) * t + c1
+
+
+def _quadratic_roots_in(a, b, c, lo, hi):
+    """The two real roots of a t^2 + b t + c, each replaced by ``hi`` when complex or
+    outside (lo, hi); sorted. Stable formula, no transcendental functions."""
+    disc = b * b - 4.0 * a * c
+    sq = jnp.sqrt(jnp.maximum(disc, 0.0))
+    q = -0.5 * (b + jnp.where(b >= 0, sq, -sq))
+    r1 = jnp.where(a != 0, q / jnp.where(a == 0, 1.0, a), jnp.where(b != 0, -c / jnp.where(b == 0, 1.0, b), hi))
+    r2 = jnp.where((a != 0) & (q != 0), c / jnp.where(q == 0, 1.0, q), hi)
+    ok = disc >= 0
+    r1 = jnp.where(ok & (r1 > lo) & (r1 < hi), r1, hi)
+    r2 = jnp.where(ok & (r2 > lo) & (r2 < hi), r2, hi)
+    return jnp.minimum(r1, r2), jnp.maximum(r1, r2)
+
+
+def _cubic(c, t):
+    c0, c1, c2, c3 = c
+    return ((c3 * t + c2) * t + c1) * t + c0
+
+
+def _dcubic(c, t):
+    _, c1, c2, c3 = c
+    return (3.0 * c3 * t + 2.0 * c2) * t + c1
+
+
+def _monotone_root(c, lo, hi, f, df, steps):
+    """Root of a function monotone on [lo, hi] (hi where it has no sign change there),
+    by Newton steps kept inside a shrinking bracket (bisection when a step leaves it)."""
+    flo, fhi = f(c, lo), f(c, hi)
+    has = (flo * fhi <= 0) & (hi > lo)
+    rising = fhi > flo
+    a, b = lo, hi
+    t = 0.5 * (lo + hi)
+    for _ in range(steps):
+        ft = f(c, t)
+        below = jnp.where(rising, ft < 0, ft > 0)
+        a = jnp.where(below, t, a)
+        b = jnp.where(below, b, t)
+        d = df(c, t)
+        newton = t - ft / jnp.where(d == 0, 1.0, d)
+        t = jnp.where((d != 0) & (newton > a) & (newton < b), newton, 0.5 * (a + b))
+    return jnp.where(has, t, hi)
+
+
+def critical_points(c, horizon, steps=12):
+    """Up to three critical points of the quartic ``c`` in (0, horizon), sorted, absent ones
+    equal to ``horizon``.
+
+    The derivative is a cubic; the roots of its derivative (a quadratic, solved with one
+    square root) cut the window into pieces where the cubic is monotone, and each piece holds
+    at most one of its roots. Only arithmetic and square roots are used: XLA's vectorised
+    transcendental functions (cos, acos, atan, ...) round differently at different batch
+    sizes, and the results must not depend on the batch (DESIGN.md §7).
+    """
+    c0, c1, c2, c3, c4 = c
+    d = (c1, 2.0 * c2, 3.0 * c3, 4.0 * c4)  # f'
+    zero = jnp.zeros_like(horizon)
+    s1, s2 = _quadratic_roots_in(12.0 * c4, 6.0 * c3, 2.0 * c2, zero, horizon)
+    k1 = _monotone_root(d, zero, s1, _cubic, _dcubic, steps)
+    k2 = _monotone_root(d, s1, s2, _cubic, _dcubic, steps)
+    k3 = _monotone_root(d, s2, horizon, _cubic, _dcubic, steps)
+    k1 = jnp.where((k1 > 0) & (k1 < horizon), k1, horizon)
+    k2 = jnp.where((k2 > 0) & (k2 < horizon), k2, horizon)
+    k3 = jnp.where((k3 > 0) & (k3 < horizon), k3, horizon)
+    lo = jnp.minimum(k1, k2)
+    hi = jnp.maximum(k1, k2)
+    return jnp.minimum(lo, k3), jnp.maximum(lo, jnp.minimum(hi, k3)), jnp.maximum(hi, k3)
+
+
+def first_descending_root_quartic(c0, c1, c2, c3, c4, horizon):
+    """Earliest t in [0, horizon] where f(t) = sum c_k t^k crosses zero from above.
+
+    ``f`` is a squared distance minus the squared contact distance. Returns 0 when f(0) <= 0
+    and f'(0) < 0 (overlapping and approaching), +inf when there is no crossing.
+    """
+    c = (c0, c1, c2, c3, c4)
+    horizon = jnp.where(jnp.isfinite(horizon), horizon, 1e3)
+    p1, p2, p3 = critical_points(c, horizon)
+    knots = (jnp.zeros_like(p1), p1, p2, p3, horizon * jnp.ones_like(p1))
+    values = [_poly4(c, k) for k in knots]
+    lo = jnp.full_like(p1, INF)
+    hi = jnp.full_like(p1, INF)
+    found = jnp.zeros(p1.shape, dtype=bool)
+    for k in range(4):
+        crossing = (values[k] > 0) & (values[k + 1] <= 0) & ~found
+        lo = jnp.where(crossing, knots[k], lo)
+        hi = jnp.where(crossing, knots[k + 1], hi)
+        found = found | crossing
+    # safeguarded Newton inside [lo, hi] (f(lo) > 0 >= f(hi), f monotone between)
+    a = jnp.where(found, lo, 0.0)
+    b = jnp.where(found, hi, 0.0)
+    t = a
+    for _ in range(_NEWTON_STEPS):
+        ft = _poly4(c, t)
+        dft = _dpoly4(c, t)
+        a = jnp.where(ft > 0, t, a)
+        b = jnp.where(ft <= 0, t, b)
+        newton = t - ft / jnp.where(dft == 0, -1.0, dft)
+        inside = (newton > a) & (newton < b) & (dft != 0)
+        t = jnp.where(inside, newton, 0.5 * (a + b))
+    # the converged iterate; if it sits a hair past the contact (f < 0), step back by its
+    # own Newton correction so the balls end touching, not overlapping
+    ft, dft = _poly4(c, t), _dpoly4(c, t)
+    back = t - 2.0 * ft / jnp.where(dft == 0, -1.0, dft)
+    t_final = jnp.where(ft > 0, t, jnp.clip(back, a, t))
+    touching = (c0 <= 0) & (c1 < -APPROACH_EPS)
+    return jnp.where(touching, 0.0, jnp.where(found, t_final, INF))

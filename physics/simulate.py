@@ -1,0 +1,301 @@
+"""The event loop: strike, then always advance to the earliest next event.
+
+Candidates for the next event, each an absolute time:
+
+* ``pair_t`` (N, N): ball–ball contacts (quartic roots, ``roots.py``);
+* ``geo_t`` (N,): each ball's earliest cushion-nose, jaw, throat-wall or drop-line crossing,
+  with its kind, id and contact normal;
+* ``trans_t`` (N,): each ball's next change of motion state (``motion.py``).
+
+Between events every ball follows its closed-form motion. After an event only the balls
+involved changed their trajectories, so only their rows of ``pair_t`` are recomputed (the
+others stay valid: a ball's parabola only changes at its own events, and every candidate is
+searched only up to both balls' next transitions). Ties are broken in a fixed order (ball
+contacts, then cushions, then transitions; lower indices first) so results are
+deterministic. The loop ends when every ball rests or is off the bed, or at ``max_events``
+with ``truncated`` set.
+
+Everything is pure JAX: ``simulate`` is jit- and vmap-able over tables, balls and shots.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+
+from .vec import dot, norm
+from . import events as ev
+from .balls import AIRBORNE, OFF_TABLE, POCKETED, STATIONARY, BallState
+from .collisions import HOP_SPEED, ball_ball, cushion
+from .motion import apply_transition, evolve, linear_acceleration, transition_times
+from .roots import first_descending_root_quadratic, first_descending_root_quartic
+from .strike import Shot, strike
+from .summary import ShotSummary, start_summary, sweep_lines
+
+INF = jnp.inf
+DEFAULT_MAX_EVENTS = 1500
+DEFAULT_LOG_CAPACITY = 400
+
+
+class _Loop(NamedTuple):
+    t: jnp.ndarray
+    balls: BallState
+    pair_t: jnp.ndarray
+    log: ev.EventLog
+    summary: ShotSummary
+    n: jnp.ndarray
+
+
+def _pair_row(balls: BallState, acc, trans_dt, i, table):
+    """(N,) time from now until ball ``i`` first touches each other ball (+inf: never)."""
+    p = balls.r - balls.r[i]
+    v = balls.v - balls.v[i]
+    a = acc - acc[i]
+    d2 = (2.0 * table.radius) ** 2
+    c4 = 0.25 * dot(a, a)
+    c3 = dot(v, a)
+    c2 = dot(v, v) + dot(p, a)
+    c1 = 2.0 * dot(p, v)
+    c0 = dot(p, p) - d2
+    horizon = jnp.minimum(trans_dt, trans_dt[i])
+    t = first_descending_root_quartic(c0, c1, c2, c3, c4, horizon)
+    in_play = balls.state < POCKETED
+    moving = balls.state != STATIONARY
+    valid = in_play & in_play[i] & (moving | moving[i]) & (jnp.arange(p.shape[0]) != i)
+    return jnp.where(valid, t, INF)
+
+
+def _geometry(balls: BallState, acc, trans_dt, table):
+    """Each ball's earliest contact with the table's fixed geometry.
+
+    Returns (dt (N,), kind (N,) event kind, other (N,) cushion or pocket id, normal (N, 2)).
+    """
+    r, v, a = balls.r[:, :2], balls.v[:, :2], acc[:, :2]
+    off = table.contact_offset
+    horizon = trans_dt[:, None]
+    # cushion noses and throat walls: signed distance minus contact offset, a quadratic
+    n = table.seg_n[None]
+    rel = r[:, None] - table.seg_a[None]
+    c0 = dot(rel, n) - off
+    c1 = dot(v[:, None], n)
+    c2 = 0.5 * dot(a[:, None], n)
+    t_seg = first_descending_root_quadratic(c0, c1, c2, horizon)
+    ts = jnp.where(jnp.isfinite(t_seg), t_seg, 0.0)[..., None]
+    at = r[:, None] + v[:, None] * ts + 0.5 * a[:, None] * ts * ts
+    span = table.seg_b - table.seg_a
+    frac = dot(at - table.seg_a[None], span[None]) * (1.0 / dot(span, span))[None]
+    t_seg = jnp.where((frac >= 0) & (frac <= 1) & (c0 > -off), t_seg, INF)
+    # jaw circles: squared distance minus (jaw radius + offset)^2, a quartic
+    p = r[:, None] - table.jaw_c[None]
+    vv = jnp.broadcast_to(v[:, None], p.shape)
+    aa = jnp.broadcast_to(a[:, None], p.shape)
+    reach = (table.jaw_r + off)[None] ** 2
+    t_jaw = first_descending_root_quartic(
+        dot(p, p) - reach,
+        2.0 * dot(p, vv),
+        dot(vv, vv) + dot(p, aa),
+        dot(vv, aa),
+        0.25 * dot(aa, aa),
+        horizon,
+    )
+    # drop lines: the centre crossing into the pocket
+    dn = table.drop_n[None]
+    relq = r[:, None] - table.drop_q[None]
+    t_drop = first_descending_root_quadratic(
+        -dot(relq, dn), -dot(v[:, None], dn), -0.5 * dot(a[:, None], dn), horizon
+    )
+    all_t = jnp.concatenate([t_seg, t_jaw, t_drop], -1)  # (N, S + J + P)
+    k = jnp.argmin(all_t, -1)
+    dt = jnp.take_along_axis(all_t, k[:, None], -1)[:, 0]
+    S, J = t_seg.shape[-1], t_jaw.shape[-1]
+    is_seg, is_jaw = k < S, (k >= S) & (k < S + J)
+    seg = jnp.clip(k, 0, S - 1)
+    jaw = jnp.clip(k - S, 0, J - 1)
+    pocket = jnp.clip(k - S - J, 0, t_drop.shape[-1] - 1)
+    # contact normal at the event time
+    tt = jnp.where(jnp.isfinite(dt), dt, 0.0)[:, None]
+    pos = r + v * tt + 0.5 * a * tt * tt
+    to_ball = pos - table.jaw_c[jaw]
+    jaw_normal = to_ball * (1.0 / jnp.maximum(norm(to_ball), 1e-12))[:, None]
+    normal = jnp.where(is_seg[:, None], table.seg_n[seg], jaw_normal)
+    seg_cushion = table.seg_cushion[seg]
+    kind = jnp.where(is_seg, jnp.where(seg_cushion >= 0, ev.CUSHION, ev.JAW), jnp.where(is_jaw, ev.JAW, ev.POCKET))
+    other = jnp.where(
+        is_seg, jnp.where(seg_cushion >= 0, seg_cushion, table.seg_pocket[seg]), jnp.where(is_jaw, table.jaw_pocket[jaw], pocket)
+    )
+    # an airborne ball whose bottom clears the nose flies over it and leaves the table
+    z = balls.r[:, 2] + balls.v[:, 2] * tt[:, 0] - 0.5 * table.gravity * tt[:, 0] ** 2 * (balls.state == AIRBORNE)
+    over = (balls.state == AIRBORNE) & (kind != ev.POCKET) & (z >= table.cushion_height)
+    kind = jnp.where(over, ev.OFF_TABLE_EV, kind)
+    in_play = balls.state < POCKETED
+    dt = jnp.where(in_play & (balls.state != STATIONARY), dt, INF)
+    return dt, kind.astype(jnp.int32), other.astype(jnp.int32), normal
+
+
+def _set_row(pair_t, i, row):
+    return pair_t.at[i, :].set(row).at[:, i].set(row)
+
+
+def _apply_geometry(balls, i, kind, normal, other, table):
+    hit = cushion(balls, i, normal[i], table)
+    pocketed = balls._replace(
+        r=balls.r.at[i].set(jnp.concatenate([table.pocket_xy[other[i]], jnp.zeros(1)])),
+        v=balls.v.at[i].set(0.0),
+        w=balls.w.at[i].set(0.0),
+        state=balls.state.at[i].set(POCKETED),
+        pocket=balls.pocket.at[i].set(other[i]),
+    )
+    gone = balls._replace(v=balls.v.at[i].set(0.0), w=balls.w.at[i].set(0.0), state=balls.state.at[i].set(OFF_TABLE))
+    k = kind[i]
+    pick = lambda x, y, z: jnp.where(k == ev.POCKET, y, jnp.where(k == ev.OFF_TABLE_EV, z, x))  # noqa: E731
+    return jax.tree_util.tree_map(pick, hit, pocketed, gone)
+
+
+def _update_summary(s: ShotSummary, kind, i, other, t, balls) -> ShotSummary:
+    struck = s.struck
+    first = (kind == ev.BALL) & (s.first_contact < 0) & ((i == struck) | (other == struck))
+    first_ball = jnp.where(i == struck, other, i)
+    contacted = s.first_contact >= 0
+    is_cushion = kind == ev.CUSHION
+    is_rail = is_cushion | (kind == ev.JAW)
+    n_pocketed = jnp.sum(s.pocket_order >= 0)
+    touched = s.touched.at[i].set(s.touched[i] | (kind == ev.BALL))
+    touched = touched.at[jnp.maximum(other, 0)].set(touched[jnp.maximum(other, 0)] | (kind == ev.BALL))
+    return s._replace(
+        first_contact=jnp.where(first, first_ball, s.first_contact).astype(jnp.int32),
+        first_contact_t=jnp.where(first, t, s.first_contact_t),
+        cushions_before=s.cushions_before.at[i].add((is_cushion & ~contacted).astype(jnp.int32)),
+        cushions_after=s.cushions_after.at[i].add((is_cushion & contacted).astype(jnp.int32)),
+        jaws=s.jaws.at[i].add((kind == ev.JAW).astype(jnp.int32)),
+        first_cushion_t=s.first_cushion_t.at[i].set(jnp.where(is_rail, jnp.minimum(s.first_cushion_t[i], t), s.first_cushion_t[i])),
+        pocket=s.pocket.at[i].set(jnp.where(kind == ev.POCKET, other, s.pocket[i])),
+        pocket_order=s.pocket_order.at[i].set(jnp.where(kind == ev.POCKET, n_pocketed, s.pocket_order[i]).astype(jnp.int32)),
+        pocket_t=s.pocket_t.at[i].set(jnp.where(kind == ev.POCKET, t, s.pocket_t[i])),
+        off_table=s.off_table.at[i].set(s.off_table[i] | (kind == ev.OFF_TABLE_EV)),
+        off_table_t=s.off_table_t.at[i].set(jnp.where(kind == ev.OFF_TABLE_EV, t, s.off_table_t[i])),
+        airborne=s.airborne | (balls.state == AIRBORNE),
+        touched=touched,
+    )
+
+
+def _simulate_one(table, balls: BallState, shot: Shot, max_events: int = DEFAULT_MAX_EVENTS,
+                  log_capacity: int = DEFAULT_LOG_CAPACITY, throw: bool = True):
+    """Strike ``shot`` on ``balls`` and run until everything rests (unjitted core).
+
+    Args:
+      table: a compiled :class:`~cuegym.physics.tables.Table` (static: one compile per table).
+      balls: :class:`BallState` with N balls (absent balls in the off-table state).
+      shot: :class:`~cuegym.physics.strike.Shot` (scalars).
+      max_events: event cap; reaching it with balls moving sets ``log.truncated``.
+      log_capacity: events kept in the log (the summary is exact regardless).
+      throw: ball–ball friction on (cut- and spin-induced throw) or off.
+
+    Returns:
+      (final BallState, EventLog, ShotSummary).
+    """
+    n_balls = balls.r.shape[0]
+    struck_balls, miscue = strike(balls, shot, table)
+    log = ev.empty_log(log_capacity)
+    log = ev.record(log, jnp.asarray(ev.STRIKE, jnp.int32), 0.0, shot.cue_ball, jnp.asarray(-1, jnp.int32), struck_balls)
+    flying = struck_balls.state[shot.cue_ball] == AIRBORNE
+    lifted = ev.record(log, jnp.asarray(ev.AIRBORNE_EV, jnp.int32), 0.0, shot.cue_ball, jnp.asarray(-1, jnp.int32), struck_balls)
+    log = jax.tree_util.tree_map(lambda a, b: jnp.where(flying, a, b), lifted, log)
+    summary = start_summary(balls, shot.cue_ball, shot.phi, miscue, table.radius)
+
+    acc = linear_acceleration(struck_balls, table)
+    trans_dt = transition_times(struck_balls, table)
+    rows = jax.vmap(lambda i: _pair_row(struck_balls, acc, trans_dt, i, table))(jnp.arange(n_balls))
+    pair_t = jnp.minimum(rows, rows.T)
+    state = _Loop(jnp.asarray(0.0), struck_balls, pair_t, log, summary, jnp.asarray(0, jnp.int32))
+
+    def moving(b):
+        return jnp.any(b.moving)
+
+    def cond(s: _Loop):
+        return moving(s.balls) & (s.n < max_events)
+
+    def body(s: _Loop):
+        b = s.balls
+        acc = linear_acceleration(b, table)
+        trans_dt = transition_times(b, table)
+        geo_dt, geo_kind, geo_other, geo_normal = _geometry(b, acc, trans_dt, table)
+        flat = jnp.argmin(s.pair_t)
+        pi, pj = flat // n_balls, flat % n_balls
+        t_pair = s.pair_t[pi, pj]
+        gi = jnp.argmin(geo_dt)
+        ti = jnp.argmin(trans_dt)
+        t_geo = s.t + geo_dt[gi]
+        t_trans = s.t + trans_dt[ti]
+        t_next = jnp.minimum(t_pair, jnp.minimum(t_geo, t_trans))
+        which = jnp.where(t_pair <= t_next, 0, jnp.where(t_geo <= t_next, 1, 2))
+        dt = jnp.maximum(t_next - s.t, 0.0)
+        summ = sweep_lines(s.summary, b.r[:, 1], b.v[:, 1], acc[:, 1], dt, table.centre_line, table.head_line)
+        b = evolve(b, table, dt)
+
+        after_pair = ball_ball(b, pi, pj, table, throw)
+        after_geo = _apply_geometry(b, gi, geo_kind, geo_normal, geo_other, table)
+        after_trans, trans_kind = apply_transition(b, ti, table, HOP_SPEED)
+        pick = lambda x, y, z: jnp.where(which == 0, x, jnp.where(which == 1, y, z))  # noqa: E731
+        b = jax.tree_util.tree_map(pick, after_pair, after_geo, after_trans)
+        i = pick(pi, gi, ti).astype(jnp.int32)
+        j = jnp.where(which == 0, pj, i).astype(jnp.int32)
+        kind = pick(jnp.asarray(ev.BALL), geo_kind[gi], trans_kind).astype(jnp.int32)
+        other = jnp.where(which == 0, pj, jnp.where(which == 1, geo_other[gi], -1)).astype(jnp.int32)
+
+        acc = linear_acceleration(b, table)
+        trans_dt = transition_times(b, table)
+        row_i = _pair_row(b, acc, trans_dt, i, table)
+        pair_t = _set_row(s.pair_t, i, t_next + row_i)
+        row_j = _pair_row(b, acc, trans_dt, j, table)
+        pair_t = _set_row(pair_t, j, t_next + row_j)
+
+        log = ev.record(s.log, kind, t_next, i, other, b)
+        summ = _update_summary(summ, kind, i, other, t_next, b)
+        return _Loop(t_next, b, pair_t, log, summ, s.n + 1)
+
+    out = jax.lax.while_loop(cond, body, state)
+    truncated = moving(out.balls)
+    log = out.log._replace(truncated=truncated)
+    summary = out.summary._replace(end_t=out.t)
+    return out.balls, log, summary
+
+
+@partial(jax.jit, static_argnames=("table", "max_events", "log_capacity", "throw"))
+def simulate_batch(table, balls: BallState, shots: Shot, max_events: int = DEFAULT_MAX_EVENTS,
+                   log_capacity: int = DEFAULT_LOG_CAPACITY, throw: bool = True):
+    """``simulate`` over a leading batch axis of ``balls`` ((B, N, ...)) and ``shots`` ((B,)).
+
+    Returns the same triple as :func:`simulate` with a leading batch axis on every array.
+    """
+    fn = lambda b, s: _simulate_one(table, b, s, max_events, log_capacity, throw)  # noqa: E731
+    return jax.vmap(fn)(balls, shots)
+
+
+@partial(jax.jit, static_argnames=("table", "max_events", "log_capacity", "throw"))
+def simulate(table, balls: BallState, shot: Shot, max_events: int = DEFAULT_MAX_EVENTS,
+             log_capacity: int = DEFAULT_LOG_CAPACITY, throw: bool = True):
+    """Strike ``shot`` on ``balls`` and run until everything rests.
+
+    Args:
+      table: a compiled :class:`~cuegym.physics.tables.Table` (static: one compile per table).
+      balls: :class:`BallState` with N balls (absent balls in the off-table state).
+      shot: :class:`~cuegym.physics.strike.Shot` (scalars).
+      max_events: event cap; reaching it with balls moving sets ``log.truncated``.
+      log_capacity: events kept in the log (the summary is exact regardless).
+      throw: ball–ball friction on (cut- and spin-induced throw) or off.
+
+    Returns:
+      (final BallState, EventLog, ShotSummary).
+
+    A single shot runs as a batch of one through the same vmapped program as
+    :func:`simulate_batch`: XLA fuses an unbatched program differently (floating-point
+    contraction and reduction order), and the batched and single results must be the same
+    bytes (DESIGN.md §7).
+    """
+    add_axis = lambda x: jnp.asarray(x)[None]  # noqa: E731
+    out = simulate_batch(table, jax.tree_util.tree_map(add_axis, balls), jax.tree_util.tree_map(add_axis, shot),
+                         max_events=max_events, log_capacity=log_capacity, throw=throw)
+    return jax.tree_util.tree_map(lambda x: x[0], out)

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Set up from scratch (a virtual environment in .venv) and run the whole test suite.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+[ -x .venv/bin/python ] || "$PY" -m venv .venv
+.venv/bin/python -m pip install --quiet --upgrade pip
+.venv/bin/python -m pip install --quiet -e '.[test]'
+export CUEGYM_CACHE_DIR=${CUEGYM_CACHE_DIR:-$PWD/.jax_cache}
+# pytest exits 5 when it collects no tests: that is a failure here, like any non-zero exit
+exec .venv/bin/python -m pytest -q "$@"

@@ -1,0 +1,58 @@
+"""Smoke test of the physics benchmark (cuegym.bench): it runs and its JSON is sane."""
+
+import json
+
+import pytest
+
+from cuegym import bench
+
+
+def _run(capsys, *extra):
+    code = bench.main(["--table", "pyramid-12ft", "--rack", "full", "--batch", "4", "--shots", "8",
+                       "--max-events", "60", "--json", *extra])
+    assert code == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_bench_json(capsys):
+    """One compile (batch 4): a few seconds with a warm cache, under 30 s cold."""
+    r = _run(capsys, "--single", "0")
+    for key in ("platform", "cpu_count", "jax", "backend"):
+        assert r["machine"][key]
+    assert r["timestamp"]
+    c, b = r["config"], r["batched"]
+    assert c["batch"] == 4 and c["shots_run"] == 8 and c["n_balls"] == 16
+    assert b["shots_per_s"] > 0 and b["compile_s"] > 0 and b["n_batches"] == 2
+    ev = b["events"]
+    assert 1 <= ev["min"] <= ev["median"] <= ev["p99"] <= ev["max"] <= 61
+    assert ev["min"] <= ev["mean"] <= ev["max"]
+    assert 0.0 <= b["truncated_frac"] <= 1.0
+    assert 0.0 < b["lane_efficiency"] <= 1.0 and 0.0 < b["lane_efficiency_batch_mean"] <= 1.0
+    assert r["single"] is None and r["peak_rss_mb"] > 0
+
+
+@pytest.mark.slow
+def test_bench_single(capsys):
+    """The one-at-a-time comparison (a second compile: the unbatched simulate)."""
+    r = _run(capsys, "--single", "2")
+    s = r["single"]
+    assert s["shots"] == 2 and s["shots_per_s"] > 0 and s["events"]["min"] >= 1
+    assert s["counts_match_batched"] == 1.0  # the same shots take the same events batched or alone
+    assert r["batching_gain"] > 0
+
+
+@pytest.mark.slow
+def test_layouts_and_breaks():
+    from cuegym.physics import get_spec
+
+    for name, n in (("pyramid-12ft", 16), ("snooker-12ft", 22)):
+        spec = get_spec(name)
+        balls = bench.make_layouts(spec, "full", 3, seed=1)
+        assert balls.r.shape == (3, n, 3)
+        assert (balls.r[:, 0, 1] < spec.head_line).all()  # cue ball in the house / D
+        rnd = bench.make_layouts(spec, "random", 2, seed=1)
+        assert rnd.r.shape == (2, n, 3)
+        xy, shot = bench.break_layout(spec)
+        assert xy.shape == (n, 2) and float(shot.speed) == bench.BREAK_SPEED
+    # prefix-stable: the first shots do not depend on how many are drawn
+    assert float(bench.random_shots(3).phi[1]) == float(bench.random_shots(10).phi[1])

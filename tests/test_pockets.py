@@ -1,0 +1,67 @@
+"""Pockets: straight-in shots drop in every pocket of every table; a Russian corner pocket,
+barely wider than the ball, rejects a fast ball a few millimetres off line (it rattles on
+the jaw), while the same shot on line drops."""
+
+import numpy as np
+import pytest
+
+from cuegym.physics import POCKETED, POCKETS, TABLE_SPECS, get_spec, get_table
+from cuegym.physics import events as ev
+from physics_helpers import events, heading, run
+
+
+def straight_in(spec, pocket_id, distance=0.35, run_up=0.3, offset=0.0):
+    """Object ball ``distance`` from the pocket's drop point on the pocket axis, the cue
+    ball ``run_up`` behind it on the same line; ``offset`` shifts both sideways [m]."""
+    table = get_table(spec.name)
+    target = np.asarray(table.pocket_xy[pocket_id])
+    axis = np.asarray(table.drop_n[pocket_id])  # into the pocket
+    side = np.array([-axis[1], axis[0]])
+    obj = target - distance * axis + offset * side
+    cue = obj - run_up * axis
+    return [cue, obj]
+
+
+@pytest.mark.parametrize("table_name", sorted(TABLE_SPECS))
+@pytest.mark.parametrize("pocket_id", range(6))
+def test_straight_in_shot_pots_in_each_pocket(table_name, pocket_id):
+    spec = get_spec(table_name)
+    xy = straight_in(spec, pocket_id)
+    _, _, final, log, summary = run(table_name, xy, heading(xy[0], xy[1]), 1.5)
+    assert int(final.state[1]) == POCKETED, f"object ball not pocketed in {POCKETS[pocket_id]}"
+    assert int(final.pocket[1]) == pocket_id
+    assert int(summary.pocket[1]) == pocket_id and int(summary.pocket_order[1]) == 0
+    assert int(summary.first_contact) == 1
+    assert not bool(log.truncated)
+
+
+@pytest.mark.parametrize("pocket_id", [0, 3])
+def test_fast_ball_off_line_rattles_out_of_a_russian_corner(pocket_id):
+    spec = get_spec("pyramid-12ft")
+    # 72.5 mm mouth, 68 mm ball: 2.25 mm to spare on each side
+    on_line = straight_in(spec, pocket_id, distance=0.5)
+    _, _, final, _, _ = run("pyramid-12ft", on_line, heading(on_line[0], on_line[1]), 5.0)
+    assert int(final.state[1]) == POCKETED
+    off_line = straight_in(spec, pocket_id, distance=0.5, offset=0.008)
+    _, _, final, log, summary = run("pyramid-12ft", off_line, heading(off_line[0], off_line[1]), 5.0)
+    assert int(final.state[1]) != POCKETED, "an 8 mm error must not drop in a Russian corner"
+    assert events(log, ev.JAW, ball=1), "the ball is turned away by the jaw"
+    assert int(summary.jaws[1]) >= 1
+    # the wider pool corner takes the same error
+    pool = get_spec("pool-9ft")
+    wide = straight_in(pool, pocket_id, distance=0.5, offset=0.008)
+    _, _, final, _, _ = run("pool-9ft", wide, heading(wide[0], wide[1]), 5.0)
+    assert int(final.state[1]) == POCKETED
+
+
+def test_pocket_mouth_widths_match_the_specification():
+    for spec in TABLE_SPECS.values():
+        table = get_table(spec.name)
+        jaws = np.asarray(table.jaw_c)
+        radii = np.asarray(table.jaw_r)
+        owner = np.asarray(table.jaw_pocket)
+        for p in range(6):
+            (i, j) = np.nonzero(owner == p)[0]
+            gap = np.linalg.norm(jaws[i] - jaws[j]) - radii[i] - radii[j]
+            expected = spec.middle_mouth if p in (1, 4) else spec.corner_mouth
+            assert gap == pytest.approx(expected, abs=1e-9)
