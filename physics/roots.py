@@ -23,7 +23,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 
 INF = jnp.inf
-_NEWTON_STEPS = 10
+_NEWTON_STEPS = 24
 # "Already touching and approaching" needs a real approach: d/dt of the gap function below
 # -APPROACH_EPS. A pair left overlapping by rounding (1e-18 m) with a rounding-level
 # approach speed would otherwise be "hit" again and again at the same instant by an impulse

@@ -126,9 +126,16 @@ def _geometry(balls: BallState, acc, trans_dt, table):
     other = jnp.where(
         is_seg, jnp.where(seg_cushion >= 0, seg_cushion, table.seg_pocket[seg]), jnp.where(is_jaw, table.jaw_pocket[jaw], pocket)
     )
-    # an airborne ball whose bottom clears the nose flies over it and leaves the table
-    z = balls.r[:, 2] + balls.v[:, 2] * tt[:, 0] - 0.5 * table.gravity * tt[:, 0] ** 2 * (balls.state == AIRBORNE)
-    over = (balls.state == AIRBORNE) & (kind != ev.POCKET) & (z >= table.cushion_height)
+    # an airborne ball whose bottom clears the nose, or that meets the nose so low on its body
+    # that it is not pressing into it along the contact normal, rides over and leaves the table
+    flying = balls.state == AIRBORNE
+    z = balls.r[:, 2] + balls.v[:, 2] * tt[:, 0] - 0.5 * table.gravity * tt[:, 0] ** 2 * flying
+    vz = balls.v[:, 2] - table.gravity * tt[:, 0] * flying
+    sin_a = jnp.clip((table.cushion_height - table.radius - z) * (1.0 / table.radius), -0.95, 0.95)
+    cos_a = jnp.sqrt(1.0 - sin_a * sin_a)
+    v_at = v + a * tt
+    pressing = cos_a * dot(v_at, normal) - sin_a * vz < 0
+    over = flying & (kind != ev.POCKET) & ((z >= table.cushion_height) | ~pressing)
     kind = jnp.where(over, ev.OFF_TABLE_EV, kind)
     in_play = balls.state < POCKETED
     dt = jnp.where(in_play & (balls.state != STATIONARY), dt, INF)

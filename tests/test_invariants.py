@@ -55,7 +55,7 @@ def total_energy(balls, table):
     return ke + pe
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(shots)
 def test_random_shots_keep_the_invariants(p):
     spec, xy = random_layout(p["seed"], p["table"])

@@ -1,0 +1,59 @@
+"""The contact-time solver against quartics and quadratics built from known roots."""
+
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import cuegym.physics  # noqa: F401  (float64)
+from cuegym.physics.roots import first_descending_root_quadratic, first_descending_root_quartic
+
+
+def quartic_from_roots(roots, lead=1.0):
+    c = np.poly(roots)[::-1] * lead  # c0..c4
+    return [jnp.asarray(x) for x in c]
+
+
+def test_earliest_simple_root_of_random_quartics():
+    rng = np.random.default_rng(0)
+    for _ in range(500):
+        roots = np.sort(rng.uniform(0.01, 5.0, 4))
+        lead = rng.uniform(0.01, 10.0)
+        c = quartic_from_roots(roots, lead)
+        t = float(first_descending_root_quartic(*c, jnp.asarray(10.0)))
+        residual = float(np.polyval(np.asarray(c)[::-1], t))
+        assert t <= roots[0] + 1e-10, "a contact is never reported late (beyond rounding)"
+        assert -1e-12 <= residual < 1e-9 * lead, "the gap left at the reported time is tiny"
+        if np.min(np.diff(roots)) > 0.05:  # well separated: Newton converges fully
+            assert t == pytest.approx(roots[0], abs=1e-9)
+
+
+def test_near_double_root_is_resolved_and_a_grazing_double_root_is_not_a_contact():
+    # Newton converges only linearly next to a near-double root; what matters physically is
+    # that the contact is never reported late (no penetration) and the gap left is tiny
+    close = quartic_from_roots([0.5, 0.5 + 1e-6, 2.0, 3.0])
+    t = float(first_descending_root_quartic(*close, jnp.asarray(10.0)))
+    residual = float(np.polyval(np.asarray(close)[::-1], t))
+    assert 0.5 - 1e-4 < t <= 0.5 and 0.0 <= residual < 1e-9
+    # touching zero at 0.5 without crossing: either a zero-speed kiss at 0.5 or the crossing at 2
+    graze = quartic_from_roots([0.5, 0.5, 2.0, 3.0])
+    t = float(first_descending_root_quartic(*graze, jnp.asarray(10.0)))
+    assert t == pytest.approx(2.0, abs=1e-9) or 0.5 - 1e-4 < t <= 0.5
+
+
+def test_window_and_already_overlapping_cases():
+    f = quartic_from_roots([1.0, 2.0, 3.0, 4.0])
+    assert np.isinf(float(first_descending_root_quartic(*f, jnp.asarray(0.9))))
+    # overlapping (f(0) < 0) and approaching (f'(0) < 0): contact now
+    overlap = [jnp.asarray(-1e-9), jnp.asarray(-1e-3), jnp.asarray(0.0), jnp.asarray(0.0), jnp.asarray(1.0)]
+    assert float(first_descending_root_quartic(*overlap, jnp.asarray(1.0))) == 0.0
+    # overlapping by rounding but separating: no contact
+    apart = [jnp.asarray(-1e-18), jnp.asarray(1e-3), jnp.asarray(0.0), jnp.asarray(0.0), jnp.asarray(0.0)]
+    assert np.isinf(float(first_descending_root_quartic(*apart, jnp.asarray(1.0))))
+
+
+def test_quadratic_descending_root():
+    # g = (t - 1)(t - 3) = 3 - 4t + t^2: descends through 1, ascends through 3
+    assert float(first_descending_root_quadratic(jnp.asarray(3.0), jnp.asarray(-4.0), jnp.asarray(1.0), jnp.asarray(10.0))) == 1.0
+    # g = -(t - 1)(t - 3): ascends through 1, descends through 3
+    assert float(first_descending_root_quadratic(jnp.asarray(-3.0), jnp.asarray(4.0), jnp.asarray(-1.0), jnp.asarray(10.0))) == pytest.approx(3.0)
+    assert np.isinf(float(first_descending_root_quadratic(jnp.asarray(1.0), jnp.asarray(1.0), jnp.asarray(0.0), jnp.asarray(10.0))))
