@@ -164,7 +164,7 @@ def check_layout(table: str, balls: Mapping[str, tuple[float, float]], tol: floa
     """Raise :class:`PositionError` (field ``balls.<id>``) for a ball off the bed, on a pocket
     jaw, or overlapping another ball by more than ``tol`` metres.
 
-    The same tests as ``cuegym.physics.balls.validate_layout`` (bed = centre at least the
+    The layout tests (bed = centre at least the
     cushion-contact distance from every nose line), with the tolerance applied throughout.
     """
     spec = get_spec(table)

@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import jax.numpy as jnp
-import numpy as np
 
 from .vec import dot
 
@@ -58,41 +57,3 @@ def kinetic_energy(balls: BallState, mass, radius):
     inertia = 0.4 * mass * radius**2
     e = 0.5 * mass * dot(balls.v, balls.v) + 0.5 * inertia * dot(balls.w, balls.w)
     return jnp.sum(jnp.where(balls.on_table, e, 0.0), -1)
-
-
-def validate_layout(xy: np.ndarray, names: list[str], table_spec, tol: float = 0.0) -> None:
-    """Raise ``ValueError`` if a ball lies outside the bed or two balls overlap.
-
-    ``xy`` (N, 2) metres. A ball is on the bed when its centre is at least the cushion
-    contact distance from every cushion nose line (so it touches at most). ``tol`` [m]
-    forgives overlaps that small (racks of touching balls).
-    """
-    from .tables import compile_table  # local: tables imports nothing from here
-
-    table = compile_table(table_spec)
-    off = float(table.contact_offset)
-    r = table_spec.ball_radius
-    w, length = table_spec.width, table_spec.length
-    xy = np.asarray(xy, float)
-    for name, (x, y) in zip(names, xy):
-        if not (np.isfinite(x) and np.isfinite(y)):
-            raise ValueError(f"ball {name!r}: position must be finite numbers, got {[x, y]}")
-        if not (off - 1e-12 <= x <= w - off + 1e-12 and off - 1e-12 <= y <= length - off + 1e-12):
-            raise ValueError(
-                f"ball {name!r} at ({x:.4f}, {y:.4f}) is outside the bed of {table_spec.name}: "
-                f"x must be in [{off:.4f}, {w - off:.4f}] and y in [{off:.4f}, {length - off:.4f}] m"
-            )
-        jc = np.asarray(table.jaw_c)
-        jr = np.asarray(table.jaw_r)
-        dj = np.hypot(jc[:, 0] - x, jc[:, 1] - y) - jr - off
-        if np.any(dj < -1e-9):
-            raise ValueError(f"ball {name!r} at ({x:.4f}, {y:.4f}) overlaps a pocket jaw")
-    for i in range(len(xy)):
-        d = np.hypot(*(xy[i + 1 :] - xy[i]).T)
-        bad = np.nonzero(d < 2 * r - tol)[0]
-        if bad.size:
-            j = i + 1 + int(bad[0])
-            raise ValueError(
-                f"balls {names[i]!r} and {names[j]!r} overlap: centres {d[bad[0]] * 1000:.2f} mm apart, "
-                f"at least {2 * r * 1000:.2f} mm (one ball diameter) required"
-            )

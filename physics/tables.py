@@ -295,7 +295,7 @@ class PocketGeometry:
     drops: list  # (q, n, draw_xy)
 
 
-def _corner_pocket(corner, e1, e2, mouth, rho, radius, pocket_id, jaw_ids):
+def _corner_pocket(corner, e1, e2, mouth, rho, radius, pocket_id):
     """Jaws, throat walls and drop line of a corner pocket.
 
     ``e1``, ``e2``: unit vectors along the two cushions from the corner into the table.
@@ -352,7 +352,7 @@ def pocket_geometry(spec: TableSpec) -> PocketGeometry:
     jaws, segs, drops = [], [], {}
     corner_d = {}
     for pid, (c, e_long, e_short) in corners.items():
-        d, j, walls, drop = _corner_pocket(c, e_long, e_short, cm, cr, r, pid, None)
+        d, j, walls, drop = _corner_pocket(c, e_long, e_short, cm, cr, r, pid)
         corner_d[pid] = d
         jaws += j
         segs += walls
