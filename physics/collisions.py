@@ -147,6 +147,14 @@ def settle_pair(balls, i, j, table):
     )
 
 
+def nose_contact_angle(z, table):
+    """(sin, cos) of the angle above the ball's centre at which a cushion nose touches a ball
+    whose centre is ``z`` [m] above its resting height (Han 2005's contact geometry); the
+    angle is kept within +-asin(0.95) so the impulse stays finite."""
+    sin_a = jnp.clip((table.cushion_height - table.radius - z) * (1.0 / table.radius), -0.95, 0.95)
+    return sin_a, jnp.sqrt(1.0 - sin_a * sin_a)
+
+
 def cushion(balls: BallState, i, normal_xy, table) -> BallState:
     """Resolve ball ``i`` hitting a cushion nose or jaw whose unit normal ``normal_xy`` (2,)
     points from the cushion towards the ball's centre."""
@@ -155,9 +163,7 @@ def cushion(balls: BallState, i, normal_xy, table) -> BallState:
     v, w = balls.v[i], balls.w[i]
     n = jnp.concatenate([normal_xy, jnp.zeros(1)])
     z = jnp.array([0.0, 0.0, 1.0])
-    height = table.cushion_height - (R + balls.r[i, 2])  # nose above the centre
-    sin_a = jnp.clip(height / R, -0.95, 0.95)
-    cos_a = jnp.sqrt(1.0 - sin_a * sin_a)
+    sin_a, cos_a = nose_contact_angle(balls.r[i, 2], table)
     big_n = cos_a * n - sin_a * z  # unit normal, contact point -> centre
     r_c = -R * big_n  # centre -> contact point
     grounded = balls.state[i] != AIRBORNE

@@ -29,7 +29,7 @@ import jax.numpy as jnp
 from .vec import dot, norm
 from . import events as ev
 from .balls import AIRBORNE, OFF_TABLE, POCKETED, STATIONARY, BallState
-from .collisions import HOP_SPEED, ball_ball, cushion
+from .collisions import HOP_SPEED, ball_ball, cushion, nose_contact_angle
 from .motion import apply_transition, evolve, linear_acceleration, transition_times
 from .roots import first_descending_root_quadratic, first_descending_root_quartic
 from .strike import Shot, strike
@@ -131,8 +131,7 @@ def _geometry(balls: BallState, acc, trans_dt, table):
     flying = balls.state == AIRBORNE
     z = balls.r[:, 2] + balls.v[:, 2] * tt[:, 0] - 0.5 * table.gravity * tt[:, 0] ** 2 * flying
     vz = balls.v[:, 2] - table.gravity * tt[:, 0] * flying
-    sin_a = jnp.clip((table.cushion_height - table.radius - z) * (1.0 / table.radius), -0.95, 0.95)
-    cos_a = jnp.sqrt(1.0 - sin_a * sin_a)
+    sin_a, cos_a = nose_contact_angle(z, table)
     v_at = v + a * tt
     pressing = cos_a * dot(v_at, normal) - sin_a * vz < 0
     over = flying & (kind != ev.POCKET) & ((z >= table.cushion_height) | ~pressing)
