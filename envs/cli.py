@@ -16,7 +16,6 @@ Malformed input prints ``error: <message>`` on stderr and exits with status 2.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from ._cache import enable_compilation_cache
@@ -68,7 +67,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 def simulate_position(position, shot, max_events: int | None = None) -> dict:
     """Simulate ``shot`` (a :class:`~cuegym.positions.ShotSpec`) on ``position`` and return
-    the command's JSON object (``events``, ``final``, ``truncated``, ``shot``, ``next``)."""
+    the command's JSON object (``events``, ``final``, ``truncated``, ``shot``, ``next``).
+
+    When the position names a game with a referee (``cuegym.rules.GAMES``), the shot is
+    first checked against the referee state (a ball in hand is placed at ``shot.place``),
+    and the result also has ``ruling``; ``next`` then carries the next referee state. In
+    Moscow pyramid's ``remove_ball`` phase nothing is simulated: ``shot.choice`` names the
+    ball the opponent removes (MP-09)."""
     import numpy as np
 
     from .physics import CUSHIONS, KIND_NAMES, OFF_TABLE, POCKETED, POCKETS, get_table, simulate
@@ -76,13 +81,22 @@ def simulate_position(position, shot, max_events: int | None = None) -> dict:
     from .positions import next_position, rounded
 
     max_events = DEFAULT_MAX_EVENTS if max_events is None else int(max_events)
-    args = (get_table(position.table), position.ball_state(), shot.to_physics(position))
+    prepared = None
+    if _refereed(position):
+        from .rules import play
+
+        if position.state is not None and position.state.get("phase") == "remove_ball":
+            ruling, nxt = play.remove_ball(position, shot.choice)
+            return {"events": [], "final": None, "truncated": False, "shot": shot.to_dict(), "ruling": ruling, "next": nxt}
+        prepared = play.prepare(position, shot)  # validates the call, places a ball in hand
+    balls = prepared.balls if prepared is not None else position.ball_state()
+    args = (get_table(position.table), balls, shot.to_physics(position))
     # the simulator's default log capacity shares compiled code with every other caller;
     # a shot with more events is run again (deterministically) with room for all of them:
     # the strike, a take-off and each event of the loop
-    final, log, _ = simulate(*args, max_events=max_events)
+    final, log, summary = simulate(*args, max_events=max_events)
     if bool(log.overflow):
-        final, log, _ = simulate(*args, max_events=max_events, log_capacity=max_events + 2)
+        final, log, summary = simulate(*args, max_events=max_events, log_capacity=max_events + 2)
     assert not bool(log.overflow)
     ids = position.ids
     kind, t, ball, other = (np.asarray(x) for x in (log.kind, log.t, log.ball, log.other))
@@ -105,8 +119,9 @@ def simulate_position(position, shot, max_events: int | None = None) -> dict:
             event["pocket"] = POCKETS[int(other[k])]
         events.append(event)
     r, state, pocket = np.asarray(final.r), np.asarray(final.state), np.asarray(final.pocket)
-    present = [(k, i) for k, i in enumerate(ids) if i in position.balls]
-    return {
+    on_start = np.asarray(balls.state) < POCKETED
+    present = [(k, i) for k, i in enumerate(ids) if on_start[k]]
+    result = {
         "events": events,
         "final": {
             "balls": {i: [rounded(r[k, 0]), rounded(r[k, 1])] for k, i in present if state[k] < POCKETED},
@@ -117,6 +132,15 @@ def simulate_position(position, shot, max_events: int | None = None) -> dict:
         "shot": shot.to_dict(),
         "next": next_position(position, final),
     }
+    if prepared is not None:
+        result["ruling"], result["next"] = play.judge_position(position, prepared, summary, final)
+    return result
+
+
+def _refereed(position) -> bool:
+    from .rules import GAMES
+
+    return position.game in GAMES
 
 
 def _xy(p) -> str:
@@ -148,7 +172,29 @@ def format_pretty(result: dict, position, shot) -> str:
     lines.append(f"off the table: {', '.join(final['off_table']) or 'none'}")
     if result["truncated"]:
         lines.append("TRUNCATED: the event cap was reached with balls still moving")
+    if "ruling" in result:
+        lines += [""] + format_ruling(result["ruling"])
     return "\n".join(lines)
+
+
+def format_ruling(ruling: dict) -> list[str]:
+    """The referee's ruling as text lines, each rule named by its catalogue id and title."""
+    from .rules.catalogue import get
+
+    verdict = f"FOUL by player {ruling['fouler']}" if ruling["foul"] else "no foul"
+    if ruling["replay"]:
+        verdict = "position restored, the stroke is replayed"
+    lines = [f"ruling: {verdict}; points {ruling['points']}, scores {ruling['scores']}"]
+    if ruling["counted"]:
+        lines.append(f"  counted: {', '.join(ruling['counted'])}")
+    if ruling["respotted"]:
+        lines.append("  re-spotted: " + ", ".join(f"{i} at {_xy(p)}" for i, p in ruling["respotted"].items()))
+    lines += [f"  {cid}: {get(cid).title}" for cid in ruling["clauses"]]
+    if ruling["frame_over"]:
+        lines.append(f"frame over: player {ruling['winner']} wins")
+    else:
+        lines.append(f"next: player {ruling['to_play']}, {ruling['phase'].replace('_', ' ')}")
+    return lines
 
 
 def _cmd_simulate(args) -> int:
@@ -157,7 +203,9 @@ def _cmd_simulate(args) -> int:
     position = load_position(args.position)
     shot = load_shot(args.shot, position)
     result = simulate_position(position, shot, args.max_events)
-    if args.pretty:
+    if args.pretty and result["final"] is None:
+        print("\n".join(format_ruling(result["ruling"])))
+    elif args.pretty:
         print(format_pretty(result, position, shot))
     else:
         print(dumps(result))

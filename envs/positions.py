@@ -57,7 +57,7 @@ GAMES: dict[str, tuple[str, ...]] = {
 """Known games and their ball ids, in the canonical (array) order."""
 
 POSITION_FIELDS = ("game", "table", "balls", "state")
-SHOT_FIELDS = ("cue_ball", "phi", "speed", "a", "b", "theta", "call", "nominate", "place", "choice")
+SHOT_FIELDS = ("cue_ball", "phi", "speed", "a", "b", "theta", "call", "nominate", "place", "choice", "inject")
 SHOT_UNITS = {"phi": "rad", "speed": "m/s", "a": "ball radii", "b": "ball radii", "theta": "rad"}
 EXAMPLES_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "examples")
 """Example positions and shots shipped with the package (listed in the README.md there)."""
@@ -321,6 +321,7 @@ class ShotSpec:
     nominate: Any = None
     place: Any = None
     choice: Any = None
+    inject: Any = None
 
     def to_physics(self, position: Position):
         """The :class:`cuegym.physics.Shot` for this stroke in ``position``."""
@@ -350,7 +351,10 @@ def parse_shot(data, position: Position) -> ShotSpec:
         cue_ball = "cue"
     if not isinstance(cue_ball, str):
         raise PositionError("shot.cue_ball", f"must be a ball id (a string), got {json.dumps(cue_ball)}")
-    if cue_ball not in position.balls:
+    in_hand = data.get("place") is not None and cue_ball in position.ids  # placed by the shot
+    # a decision that is not a stroke (Moscow pyramid's removal after an in-off) strikes nothing
+    no_stroke = (position.state or {}).get("phase") == "remove_ball"
+    if cue_ball not in position.balls and not in_hand and not no_stroke:
         what = "is not on the table" if cue_ball in position.ids else "is not a ball of this position"
         raise PositionError("shot.cue_ball", f"ball {cue_ball!r} {what}; balls on the table: {_allowed(on_table)}")
     values = {}
@@ -380,12 +384,17 @@ def parse_shot(data, position: Position) -> ShotSpec:
     place = data.get("place")
     if place is not None:
         _point(place, "shot.place")
+    choice = data.get("choice")  # its meaning is the game's; the referee validates it
+    inject = data.get("inject")
+    if inject is not None and not isinstance(inject, Mapping):
+        raise PositionError("shot.inject", "must be an object {\"events\": [...], \"ball\": id, \"pocket\": name} or null")
     return ShotSpec(
         cue_ball=cue_ball,
         call=call,
         nominate=data.get("nominate"),
         place=place,
-        choice=data.get("choice"),
+        choice=choice,
+        inject=inject,
         **values,
     )
 

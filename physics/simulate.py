@@ -33,11 +33,21 @@ from .collisions import HOP_SPEED, ball_ball, cushion, nose_contact_angle
 from .motion import apply_transition, evolve, linear_acceleration, transition_times
 from .roots import first_descending_root_quadratic, first_descending_root_quartic
 from .strike import Shot, strike
-from .summary import ShotSummary, start_summary, sweep_lines
+from .summary import ShotSummary, in_penalty_zone, start_summary, sweep_lines
 
 INF = jnp.inf
 DEFAULT_MAX_EVENTS = 1500
 DEFAULT_LOG_CAPACITY = 400
+
+
+class _Zone(NamedTuple):
+    """The close-ball penalty zone being watched (``ShotSummary.follow``): apex (2,) [m],
+    unit line of centres u (2,), and whether the struck ball is still on its first path
+    after the first contact."""
+
+    apex: jnp.ndarray
+    u: jnp.ndarray
+    open: jnp.ndarray
 
 
 class _Loop(NamedTuple):
@@ -46,6 +56,7 @@ class _Loop(NamedTuple):
     pair_t: jnp.ndarray
     log: ev.EventLog
     summary: ShotSummary
+    zone: _Zone
     n: jnp.ndarray
 
 
@@ -168,8 +179,18 @@ def _update_summary(s: ShotSummary, kind, i, other, t, balls) -> ShotSummary:
     is_cushion = kind == ev.CUSHION
     is_rail = is_cushion | (kind == ev.JAW)
     n_pocketed = jnp.sum(s.pocket_order >= 0)
-    touched = s.touched.at[i].set(s.touched[i] | (kind == ev.BALL))
-    touched = touched.at[jnp.maximum(other, 0)].set(touched[jnp.maximum(other, 0)] | (kind == ev.BALL))
+    is_ball = kind == ev.BALL
+    o = jnp.maximum(other, 0)
+    touched = s.touched.at[i].set(s.touched[i] | is_ball)
+    touched = touched.at[o].set(touched[o] | is_ball)
+    new_pair = is_ball & ~jnp.isfinite(s.contact_t[i, o])
+    contact_t = s.contact_t.at[i, o].set(jnp.where(new_pair, t, s.contact_t[i, o]))
+    contact_t = contact_t.at[o, i].set(jnp.where(new_pair, t, contact_t[o, i]))
+    contact_last = s.contact_last_t.at[i, o].set(jnp.where(is_ball, t, s.contact_last_t[i, o]))
+    contact_last = contact_last.at[o, i].set(jnp.where(is_ball, t, contact_last[o, i]))
+    c = jnp.clip(other, 0, s.cushion_first_t.shape[1] - 1)
+    cushion_first = s.cushion_first_t.at[i, c].set(jnp.where(is_cushion, jnp.minimum(s.cushion_first_t[i, c], t), s.cushion_first_t[i, c]))
+    cushion_last = s.cushion_last_t.at[i, c].set(jnp.where(is_cushion, t, s.cushion_last_t[i, c]))
     return s._replace(
         first_contact=jnp.where(first, first_ball, s.first_contact).astype(jnp.int32),
         first_contact_t=jnp.where(first, t, s.first_contact_t),
@@ -184,6 +205,27 @@ def _update_summary(s: ShotSummary, kind, i, other, t, balls) -> ShotSummary:
         off_table_t=s.off_table_t.at[i].set(jnp.where(kind == ev.OFF_TABLE_EV, t, s.off_table_t[i])),
         airborne=s.airborne | (balls.state == AIRBORNE),
         touched=touched,
+        contact_t=contact_t,
+        contact_last_t=contact_last,
+        cushion_first_t=cushion_first,
+        cushion_last_t=cushion_last,
+    )
+
+
+def _watch_zone(zone: _Zone, before: ShotSummary, after: ShotSummary, kind, i, other, balls, radius) -> _Zone:
+    """Open the close-ball penalty zone at the struck ball's first contact; close it at the
+    struck ball's next contact with anything (RU-GEN-35(b))."""
+    c = after.struck
+    opened = (before.first_contact < 0) & (after.first_contact >= 0)
+    d = balls.r[after.first_contact, :2] - balls.r[c, :2]
+    u = d * (1.0 / jnp.maximum(norm(d), 1e-12))
+    involved = (i == c) | ((kind == ev.BALL) & (other == c))
+    contact = (kind == ev.BALL) | (kind == ev.CUSHION) | (kind == ev.JAW) | (kind == ev.POCKET) | (kind == ev.OFF_TABLE_EV)
+    closes = zone.open & involved & contact
+    return _Zone(
+        apex=jnp.where(opened, balls.r[c, :2], zone.apex),
+        u=jnp.where(opened, u, zone.u),
+        open=opened | (zone.open & ~closes),
     )
 
 
@@ -209,13 +251,15 @@ def _simulate_one(table, balls: BallState, shot: Shot, max_events: int = DEFAULT
     flying = struck_balls.state[shot.cue_ball] == AIRBORNE
     lifted = ev.record(log, jnp.asarray(ev.AIRBORNE_EV, jnp.int32), 0.0, shot.cue_ball, jnp.asarray(-1, jnp.int32), struck_balls)
     log = jax.tree_util.tree_map(lambda a, b: jnp.where(flying, a, b), lifted, log)
-    summary = start_summary(balls, shot.cue_ball, shot.phi, miscue, table.radius)
+    # after the strike: same positions, and a ball the cue lifted counts as airborne
+    summary = start_summary(struck_balls, shot.cue_ball, shot.phi, miscue, table.radius)
 
     acc = linear_acceleration(struck_balls, table)
     trans_dt = transition_times(struck_balls, table)
     rows = jax.vmap(lambda i: _pair_row(struck_balls, acc, trans_dt, i, table))(jnp.arange(n_balls))
     pair_t = jnp.minimum(rows, rows.T)
-    state = _Loop(jnp.asarray(0.0), struck_balls, pair_t, log, summary, jnp.asarray(0, jnp.int32))
+    zone = _Zone(jnp.zeros(2), jnp.zeros(2), jnp.asarray(False))
+    state = _Loop(jnp.asarray(0.0), struck_balls, pair_t, log, summary, zone, jnp.asarray(0, jnp.int32))
 
     def moving(b):
         return jnp.any(b.moving)
@@ -238,7 +282,14 @@ def _simulate_one(table, balls: BallState, shot: Shot, max_events: int = DEFAULT
         t_next = jnp.minimum(t_pair, jnp.minimum(t_geo, t_trans))
         which = jnp.where(t_pair <= t_next, 0, jnp.where(t_geo <= t_next, 1, 2))
         dt = jnp.maximum(t_next - s.t, 0.0)
-        summ = sweep_lines(s.summary, b.r[:, 1], b.v[:, 1], acc[:, 1], dt, table.centre_line, table.head_line)
+        summ = sweep_lines(s.summary, b.r, b.v, acc, t_next, dt, table.centre_line, table.head_line)
+        c = summ.struck
+        half = 0.5 * dt
+        mid = b.r[c, :2] + b.v[c, :2] * half + 0.5 * acc[c, :2] * half * half
+        end = b.r[c, :2] + b.v[c, :2] * dt + 0.5 * acc[c, :2] * dt * dt
+        zone = s.zone
+        entered = zone.open & (in_penalty_zone(mid, zone.apex, zone.u, table.radius) | in_penalty_zone(end, zone.apex, zone.u, table.radius))
+        summ = summ._replace(follow=summ.follow | entered)
         b = evolve(b, table, dt)
 
         after_pair = ball_ball(b, pi, pj, table, throw)
@@ -259,8 +310,10 @@ def _simulate_one(table, balls: BallState, shot: Shot, max_events: int = DEFAULT
         pair_t = _set_row(pair_t, j, t_next + row_j)
 
         log = ev.record(s.log, kind, t_next, i, other, b)
+        before = summ
         summ = _update_summary(summ, kind, i, other, t_next, b)
-        return _Loop(t_next, b, pair_t, log, summ, s.n + 1)
+        zone = _watch_zone(zone, before, summ, kind, i, other, b, table.radius)
+        return _Loop(t_next, b, pair_t, log, summ, zone, s.n + 1)
 
     out = jax.lax.while_loop(cond, body, state)
     truncated = moving(out.balls)

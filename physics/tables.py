@@ -37,7 +37,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
-from typing import NamedTuple
 
 import jax.numpy as jnp
 import numpy as np

@@ -7,5 +7,8 @@ PY=${PYTHON:-python3}
 .venv/bin/python -m pip install --quiet --upgrade pip
 .venv/bin/python -m pip install --quiet -e '.[test]'
 export CUEGYM_CACHE_DIR=${CUEGYM_CACHE_DIR:-$PWD/.jax_cache}
+# Two workers, each test file kept on one worker (--dist loadfile) so that the files that
+# compile the same programs do not compile them twice; the slowest tests are listed.
 # pytest exits 5 when it collects no tests: that is a failure here, like any non-zero exit
-exec .venv/bin/python -m pytest -q "$@"
+WORKERS=${CUEGYM_TEST_WORKERS:-2}
+exec .venv/bin/python -m pytest -q -n "$WORKERS" --dist loadfile --durations=15 "$@"

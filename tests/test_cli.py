@@ -122,13 +122,17 @@ def test_next_position_chains(example_runs, tmp_path):
     f = tmp_path / "next.json"
     f.write_text(json.dumps(result["next"]))
     balls = result["next"]["balls"]
+    assert result["next"]["state"]["strokes"] == 1  # the referee state travels with it
+    assert result["next"]["state"]["phase"] == "normal"  # the example break keeps the cue ball up
     cue = "cue" if "cue" in balls else next(iter(balls))
-    shot = json.dumps({"cue_ball": cue, "phi": 0.3, "speed": 2.0, "b": 0.1})
-    proc = run("simulate", str(f), "--shot", shot, module="cuegym.cli")
+    call = {"ball": min((b for b in balls if b != "cue"), key=int), "pocket": "FR"}  # RP-08: always a call
+    shot = {"cue_ball": cue, "phi": 0.3, "speed": 2.0, "b": 0.1, "call": call}
+    proc = run("simulate", str(f), "--shot", json.dumps(shot), module="cuegym.cli")
     assert proc.returncode == 0, proc.stderr
     second = json.loads(proc.stdout)
     check_result(second, load_position(str(f)))
     assert second["events"][0]["balls"] == [cue]
+    assert second["next"]["state"]["strokes"] == 2 and "ruling" in second
 
 
 def test_pretty(capsys):

@@ -133,7 +133,8 @@ def test_americanka_any_ball_is_the_cue_ball():
 def test_declarations_and_state_carried_through_unchanged():
     p = parse_position(pos(game="russian-pyramid", state={"phase": "ball_in_hand", "custom": [1, {"x": None}]}))
     shot = {"cue_ball": "cue", "phi": 1.57, "speed": 3.0, "a": 0.0, "b": 0.2, "theta": 0.0,
-            "call": {"ball": "7", "pocket": "FR"}, "nominate": "blue", "place": [0.5, 0.5], "choice": {"replay": True}}
+            "call": {"ball": "7", "pocket": "FR"}, "nominate": "blue", "place": [0.5, 0.5], "choice": {"replay": True},
+            "inject": {"events": ["touched_ball"], "ball": "7"}}
     s = parse_shot(shot, p)
     assert s.to_dict() == shot
     assert p.to_dict()["state"] == {"phase": "ball_in_hand", "custom": [1, {"x": None}]}
