@@ -40,7 +40,7 @@ from .physics.simulate import _simulate_one
 from .physics.strike import SHOT_LIMITS, Shot
 from .rules import russian_pyramid as rp
 from .rules import russian as ru
-from .rules.base import IN_HAND_HOUSE, IN_HAND_REAR, LAG, NORMAL, FRAME_OVER, GameState, declare, new_state
+from .rules.base import IN_HAND_HOUSE, IN_HAND_REAR, LAG, NORMAL, GameState, declare, new_state
 
 SHOT_KEYS = ("phi", "speed", "a", "b", "theta")
 SHOT_LOW = np.array([SHOT_LIMITS[k][0] for k in SHOT_KEYS], float)
@@ -200,7 +200,6 @@ def step(env: FuncEnv, state: EnvState, action, key) -> EnvState:
     """Play one stroke. ``action``: dict of arrays (see the module docstring)."""
     spec = env.spec
     table = get_table(env.table)
-    n = env.n_balls
     k_noise, k_lag = jax.random.split(key)
     shot, clipped = sanitize_shot(jnp.asarray(action["shot"], jnp.float64))
     game = state.game
