@@ -1,5 +1,7 @@
-"""The API checks every environment id must pass; imported by one test module per id
-(``ENV_ID`` set there) so that the ids compile on different xdist workers."""
+"""The API tests every environment id must pass, written once over an ``env_id`` fixture.
+
+Each id has a module (``test_env_<id>.py``) that imports these tests and defines the
+fixture, so the ids compile on different xdist workers (``--dist loadfile``)."""
 
 import hashlib
 import subprocess
@@ -46,12 +48,12 @@ def rollout_hash(env_id, seed, steps=STEPS):
     return h.hexdigest()
 
 
-def check_gymnasium_checker(env_id):
+def test_gymnasium_env_checker(env_id):
     env = make(env_id).unwrapped
     check_env(env, skip_render_check=True)
 
 
-def check_spaces_and_masks(env_id):
+def test_spaces_and_masks(env_id):
     env = make(env_id)
     obs, info = env.reset(seed=1)
     assert env.observation_space.contains(obs)
@@ -65,7 +67,7 @@ def check_spaces_and_masks(env_id):
     assert {"to_play", "acted", "phase", "foul", "clipped", "projected"} <= set(info)
 
 
-def check_nan_and_shape_raise(env_id):
+def test_nan_and_wrong_shape_raise_and_leave_the_state_alone(env_id):
     env = make(env_id)
     env.reset(seed=2)
     bad = straight_action(env)
@@ -89,7 +91,7 @@ def check_nan_and_shape_raise(env_id):
     assert all(np.array_equal(a[0][k], b[0][k]) for k in a[0]) and a[1:4] == b[1:4]
 
 
-def check_huge_values_are_clipped(env_id):
+def test_huge_values_are_clipped_and_reported(env_id):
     env = make(env_id)
     env.reset(seed=3)
     _, _, _, _, info = env.step(straight_action(env, shot=np.array([1.3, 1e6, 0.0, 0.0, 0.0], np.float32)))
@@ -99,7 +101,7 @@ def check_huge_values_are_clipped(env_id):
     assert not info["clipped"]
 
 
-def check_determinism(env_id):
+def test_seeded_rollouts_are_byte_identical_in_and_across_processes(env_id):
     first = rollout_hash(env_id, 11)
     assert rollout_hash(env_id, 11) == first
     assert rollout_hash(env_id, 12) != first
@@ -109,7 +111,7 @@ def check_determinism(env_id):
     assert out.stdout.strip().splitlines()[-1] == first
 
 
-def check_vector_env_matches_single_envs(env_id):
+def test_vector_env_matches_single_envs(env_id):
     n, seed = 3, 20
     venv = gym.make_vec(env_id, num_envs=n)
     assert type(venv.unwrapped).__name__ == "CueVectorEnv"  # native, one jitted call per step
