@@ -149,7 +149,7 @@ def judge(game: Game, spec, state: GameState, decl: Declaration, summ, start_xy,
     stop_hit = (ids == stopped) & start_on
     pocketed = pocketed | stop_hit
     on = on & ~stop_hit
-    rolled = ru._flag(decl, "rolled_along_cushion") & (ids == decl.inject_ball)
+    rolled = ru.injected(decl, "rolled_along_cushion") & (ids == decl.inject_ball)
     c.add("RU-GEN-23", jnp.any(rolled & pocketed))
     c.add(game.no_call)
     if game.struck_any:
@@ -177,7 +177,7 @@ def judge(game: Game, spec, state: GameState, decl: Declaration, summ, start_xy,
     # (MP: a pocketed cue ball is not re-spotted, it goes in hand: RU-GEN-18)
     spotted_pots = pocketed & ~((ids == 0) & game.cue_in_hand)
     c.add("RU-GEN-51", foul & jnp.any(spotted_pots)).add("RU-GEN-28", struck_off & jnp.any(spotted_pots))
-    c.add("RU-GEN-24", jnp.any(facts.off)).add("RU-GEN-26", ru._flag(decl, "ball_touched_foreign_object"))
+    c.add("RU-GEN-24", jnp.any(facts.off)).add("RU-GEN-26", ru.injected(decl, "ball_touched_foreign_object"))
 
     # Moscow pyramid: the cue ball counts like any ball (AMB-31) but the opponent then
     # names an object ball to take off (MP-09), before the striker plays on from hand.

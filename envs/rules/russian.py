@@ -40,7 +40,8 @@ FOOT = CUSHIONS.index("foot")
 DEAD_STROKES = 10  # dead-position trigger: quiet strokes in a row (AMB-18)
 
 
-def _flag(decl: Declaration, name: str):
+def injected(decl: Declaration, name: str):
+    """() bool: tooling injected the HUMAN event ``name`` (``base.INJECT_NAMES``)."""
     return (decl.inject & INJECT[name]) != 0
 
 
@@ -83,7 +84,7 @@ def stroke_facts(decl: Declaration, summ, start_xy, start_on, final) -> Stroke:
     n = start_xy.shape[0]
     ids = jnp.arange(n)
     pocketed = (summ.pocket >= 0) & start_on
-    foreign = _flag(decl, "ball_touched_foreign_object") & (ids == decl.inject_ball)
+    foreign = injected(decl, "ball_touched_foreign_object") & (ids == decl.inject_ball)
     off = (summ.off_table | foreign) & start_on
     stays = (final.state < POCKETED) & ~off & start_on
     shift = final.r[:, :2] - start_xy
@@ -174,7 +175,7 @@ def striker_fouls(c: Clauses, spec, state: GameState, decl: Declaration, summ, s
     c.add("RU-GEN-43", press)
 
     # Stroke types an impulsive engine cannot produce, and human conduct: injected.
-    injected = jnp.asarray(False)
+    human = jnp.asarray(False)
     for name, clause in (
         ("improper_strike", "RU-GEN-04"),
         ("feet_off_floor", "RU-GEN-05"),
@@ -185,19 +186,19 @@ def striker_fouls(c: Clauses, spec, state: GameState, decl: Declaration, summ, s
         ("double_hit", "RU-GEN-42"),
         ("slow_play_timeout", "RU-GEN-65"),
     ):
-        hit = _flag(decl, name)
+        hit = injected(decl, name)
         c.add(clause, hit)
-        injected = injected | hit
-    c.add("RU-GEN-48", _flag(decl, "body_outside_long_cushion"))
-    return no_contact | cue_off | wrong_ball | house_ball | misplaced | close_foul | press | injected
+        human = human | hit
+    c.add("RU-GEN-48", injected(decl, "body_outside_long_cushion"))
+    return no_contact | cue_off | wrong_ball | house_ball | misplaced | close_foul | press | human
 
 
 def opponent_fouls(c: Clauses, decl: Declaration):
     """Fouls injected against the player not striking (RU-GEN-49/62/63, AMB-15): returns
     (foul () bool, stopped ball () int32 or -1, its pocket () int32)."""
-    distraction = _flag(decl, "opponent_distraction") | _flag(decl, "opponent_moved_ball")
-    stopped = _flag(decl, "opponent_stopped_ball")
-    c.add("RU-GEN-49", distraction | stopped).add("RU-GEN-63", _flag(decl, "opponent_distraction")).add("RU-GEN-62", stopped)
+    distraction = injected(decl, "opponent_distraction") | injected(decl, "opponent_moved_ball")
+    stopped = injected(decl, "opponent_stopped_ball")
+    c.add("RU-GEN-49", distraction | stopped).add("RU-GEN-63", injected(decl, "opponent_distraction")).add("RU-GEN-62", stopped)
     ball = jnp.where(stopped, decl.inject_ball, -1).astype(jnp.int32)
     return distraction | stopped, ball, decl.inject_pocket
 
@@ -215,8 +216,8 @@ def replay(c: Clauses, decl: Declaration, summ, start_on, struck):
     ids = jnp.arange(n)
     early = (summ.pocket >= 0) & (summ.pocket_t < summ.first_contact_t) & ~summ.touched & start_on & (ids != struck)
     hanging = jnp.any(early)
-    outside = _flag(decl, "outside_interference")
-    emergency = _flag(decl, "emergency")
+    outside = injected(decl, "outside_interference")
+    emergency = injected(decl, "emergency")
     c.add("RU-GEN-55", hanging).add("RU-GEN-59", outside).add("RU-GEN-60", emergency)
     return hanging | outside | emergency
 
@@ -230,7 +231,7 @@ def settle_layout(c: Clauses, decl: Declaration, start_xy, final, facts: Stroke)
     stroke and counts as pocketed by it (RU-GEN-54).
     """
     n = start_xy.shape[0]
-    shaken = _flag(decl, "table_shaken") & (jnp.arange(n) == decl.inject_ball) & facts.pocketed
+    shaken = injected(decl, "table_shaken") & (jnp.arange(n) == decl.inject_ball) & facts.pocketed
     c.add("RU-GEN-53", jnp.any(shaken))
     xy = jnp.where(shaken[:, None], start_xy, final.r[:, :2])
     on = facts.stays | shaken

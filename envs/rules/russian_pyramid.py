@@ -76,7 +76,7 @@ def judge(spec, state: GameState, decl: Declaration, summ, start_xy, start_on, f
     pocketed = pocketed | stop_hit
     on = on & ~stop_hit
     pocket_of = jnp.where(stop_hit, stopped_pocket, summ.pocket)
-    rolled = ru._flag(decl, "rolled_along_cushion") & (ids == decl.inject_ball)  # RU-GEN-23
+    rolled = ru.injected(decl, "rolled_along_cushion") & (ids == decl.inject_ball)  # RU-GEN-23
     c.add("RU-GEN-23", jnp.any(rolled & pocketed))
 
     # The call (RP-08..12, AMB-22: any correct stroke that sends the called ball into the
@@ -92,7 +92,7 @@ def judge(spec, state: GameState, decl: Declaration, summ, start_xy, start_on, f
     counted = success & pocketed & objects & ~rolled  # RP-11
     c.add("RP-11", success).add("RP-12", ~success & ~foul).add("RU-GEN-21", jnp.any(counted))
     c.add("RU-GEN-51", foul & jnp.any(pocketed & objects)).add("RU-GEN-28", cue_off & jnp.any(pocketed & objects))
-    c.add("RU-GEN-24", jnp.any(facts.off)).add("RU-GEN-26", ru._flag(decl, "ball_touched_foreign_object"))
+    c.add("RU-GEN-24", jnp.any(facts.off)).add("RU-GEN-26", ru.injected(decl, "ball_touched_foreign_object"))
     c.add("RU-GEN-17", success & (state.phase != NORMAL))
 
     # Re-spot every uncalled, illegally pocketed or off-table object ball (RP-13..15,
