@@ -72,11 +72,13 @@ def check_action(action, batch: int | None = None) -> dict:
 
 
 def _numpy_obs(obs, index=None):
+    """The observation as numpy in the space's dtypes: table ``index`` of a batch (a single
+    env's observation), or the whole batch when ``index`` is None (a vector env's)."""
     take = (lambda x: np.asarray(x)) if index is None else (lambda x: np.asarray(x)[index])
     return {
         "balls": take(obs["balls"]).astype(np.float32),
-        "phase": np.int64(take(obs["phase"])) if index is not None or np.ndim(obs["phase"]) == 0 else take(obs["phase"]).astype(np.int64),
-        "to_play": np.int64(take(obs["to_play"])) if index is not None or np.ndim(obs["to_play"]) == 0 else take(obs["to_play"]).astype(np.int64),
+        "phase": take(obs["phase"]).astype(np.int64),
+        "to_play": take(obs["to_play"]).astype(np.int64),
         "scores": take(obs["scores"]).astype(np.float32),
         "legal_ball": take(obs["legal_ball"]).astype(np.int8),
     }

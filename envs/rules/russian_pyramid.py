@@ -16,7 +16,7 @@ import jax.numpy as jnp
 from ..physics import POCKETS
 from . import respot
 from . import russian as ru
-from .base import FRAME_OVER, LAG, NORMAL, PLAYERS, Clauses, Declaration, GameState, Ruling, new_state
+from .base import FRAME_OVER, IN_HAND_REAR, LAG, NORMAL, PLAYERS, Clauses, Declaration, GameState, Ruling, new_state
 
 GAME = "russian-pyramid"
 N_BALLS = 16
@@ -122,14 +122,13 @@ def judge(spec, state: GameState, decl: Declaration, summ, start_xy, start_on, f
     scores = state.scores + points
 
     # Turn (RU-GEN-36): the striker continues after a successful call, else the opponent.
-    keeps = success
     c.add("RU-GEN-36")
-    to_play = jnp.where(keeps, striker, other).astype(jnp.int32)
+    to_play = jnp.where(success, striker, other).astype(jnp.int32)
     # Ball in hand from the house after the cue ball is pocketed or leaves the table
     # (RU-GEN-18/30), from the rear end if every object ball is in the house (RU-GEN-20).
     cue_gone = ~on[CUE]
     in_hand = ru.in_hand_phase(spec, xy, on, CUE)
-    c.add("RU-GEN-18", cue_gone).add("RU-GEN-30", cue_off).add("RU-GEN-20", cue_gone & (in_hand != 1))
+    c.add("RU-GEN-18", cue_gone).add("RU-GEN-30", cue_off).add("RU-GEN-20", cue_gone & (in_hand == IN_HAND_REAR))
     phase = jnp.where(cue_gone, in_hand, NORMAL)
 
     last = jnp.where(success, called, state.last_pocketed).astype(jnp.int32)  # AMB-25
