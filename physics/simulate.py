@@ -3,14 +3,15 @@
 Candidates for the next event, each an absolute time:
 
 * ``pair_t`` (N, N): ball–ball contacts (quartic roots, ``roots.py``);
-* ``geo_t`` (N,): each ball's earliest cushion-nose, jaw, throat-wall or drop-line crossing,
+* ``geo`` (N,): each ball's earliest cushion-nose, jaw, throat-wall or drop-line crossing,
   with its kind, id and contact normal;
 * ``trans_t`` (N,): each ball's next change of motion state (``motion.py``).
 
 Between events every ball follows its closed-form motion. After an event only the balls
-involved changed their trajectories, so only their rows of ``pair_t`` are recomputed (the
-others stay valid: a ball's parabola only changes at its own events, and every candidate is
-searched only up to both balls' next transitions). Ties are broken in a fixed order (ball
+involved changed their trajectories, so only their rows of ``pair_t`` and their entries of
+``geo`` are recomputed; both are kept as absolute times (the others stay valid: a ball's
+parabola only changes at its own events, and every candidate is searched only up to the
+balls' next transitions). An event thus costs two ball rows of root solving, not N. Ties are broken in a fixed order (ball
 contacts, then cushions, then transitions; lower indices first) so results are
 deterministic. The loop ends when every ball rests or is off the bed, or at ``max_events``
 with ``truncated`` set.
@@ -50,10 +51,22 @@ class _Zone(NamedTuple):
     open: jnp.ndarray
 
 
+class _Geo(NamedTuple):
+    """Each ball's next contact with the fixed geometry: absolute time ``t`` (N,) [s] (+inf:
+    none before its next transition), event ``kind`` (N,), cushion or pocket id ``other``
+    (N,), and contact ``normal`` (N, 2)."""
+
+    t: jnp.ndarray
+    kind: jnp.ndarray
+    other: jnp.ndarray
+    normal: jnp.ndarray
+
+
 class _Loop(NamedTuple):
     t: jnp.ndarray
     balls: BallState
     pair_t: jnp.ndarray
+    geo: _Geo
     log: ev.EventLog
     summary: ShotSummary
     zone: _Zone
@@ -156,17 +169,32 @@ def _set_row(pair_t, i, row):
     return pair_t.at[i, :].set(row).at[:, i].set(row)
 
 
-def _apply_geometry(balls, i, kind, normal, other, table):
-    hit = cushion(balls, i, normal[i], table)
+def _geometry_of(balls: BallState, acc, trans_dt, idx, now, table, geo: _Geo) -> _Geo:
+    """``geo`` with the entries of balls ``idx`` ((K,) ints, repeats allowed) recomputed from
+    their current motion at time ``now``."""
+    take = lambda x: x[idx]  # noqa: E731
+    sub = BallState(*(take(x) for x in balls))
+    dt, kind, other, normal = _geometry(sub, take(acc), take(trans_dt), table)
+    return _Geo(
+        t=geo.t.at[idx].set(now + dt),
+        kind=geo.kind.at[idx].set(kind),
+        other=geo.other.at[idx].set(other),
+        normal=geo.normal.at[idx].set(normal),
+    )
+
+
+def _apply_geometry(balls, i, geo: _Geo, table):
+    hit = cushion(balls, i, geo.normal[i], table)
+    other = geo.other[i]
     pocketed = balls._replace(
-        r=balls.r.at[i].set(jnp.concatenate([table.pocket_xy[other[i]], jnp.zeros(1)])),
+        r=balls.r.at[i].set(jnp.concatenate([table.pocket_xy[other], jnp.zeros(1)])),
         v=balls.v.at[i].set(0.0),
         w=balls.w.at[i].set(0.0),
         state=balls.state.at[i].set(POCKETED),
-        pocket=balls.pocket.at[i].set(other[i]),
+        pocket=balls.pocket.at[i].set(other),
     )
     gone = balls._replace(v=balls.v.at[i].set(0.0), w=balls.w.at[i].set(0.0), state=balls.state.at[i].set(OFF_TABLE))
-    k = kind[i]
+    k = geo.kind[i]
     pick = lambda x, y, z: jnp.where(k == ev.POCKET, y, jnp.where(k == ev.OFF_TABLE_EV, z, x))  # noqa: E731
     return jax.tree_util.tree_map(pick, hit, pocketed, gone)
 
@@ -258,8 +286,10 @@ def _simulate_one(table, balls: BallState, shot: Shot, max_events: int = DEFAULT
     trans_dt = transition_times(struck_balls, table)
     rows = jax.vmap(lambda i: _pair_row(struck_balls, acc, trans_dt, i, table))(jnp.arange(n_balls))
     pair_t = jnp.minimum(rows, rows.T)
+    dt, kind, other, normal = _geometry(struck_balls, acc, trans_dt, table)
+    geo = _Geo(dt, kind, other, normal)
     zone = _Zone(jnp.zeros(2), jnp.zeros(2), jnp.asarray(False))
-    state = _Loop(jnp.asarray(0.0), struck_balls, pair_t, log, summary, zone, jnp.asarray(0, jnp.int32))
+    state = _Loop(jnp.asarray(0.0), struck_balls, pair_t, geo, log, summary, zone, jnp.asarray(0, jnp.int32))
 
     def moving(b):
         return jnp.any(b.moving)
@@ -271,13 +301,13 @@ def _simulate_one(table, balls: BallState, shot: Shot, max_events: int = DEFAULT
         b = s.balls
         acc = linear_acceleration(b, table)
         trans_dt = transition_times(b, table)
-        geo_dt, geo_kind, geo_other, geo_normal = _geometry(b, acc, trans_dt, table)
+        geo = s.geo
         flat = jnp.argmin(s.pair_t)
         pi, pj = flat // n_balls, flat % n_balls
         t_pair = s.pair_t[pi, pj]
-        gi = jnp.argmin(geo_dt)
+        gi = jnp.argmin(geo.t)
         ti = jnp.argmin(trans_dt)
-        t_geo = s.t + geo_dt[gi]
+        t_geo = geo.t[gi]
         t_trans = s.t + trans_dt[ti]
         t_next = jnp.minimum(t_pair, jnp.minimum(t_geo, t_trans))
         which = jnp.where(t_pair <= t_next, 0, jnp.where(t_geo <= t_next, 1, 2))
@@ -293,27 +323,29 @@ def _simulate_one(table, balls: BallState, shot: Shot, max_events: int = DEFAULT
         b = evolve(b, table, dt)
 
         after_pair = ball_ball(b, pi, pj, table, throw)
-        after_geo = _apply_geometry(b, gi, geo_kind, geo_normal, geo_other, table)
+        after_geo = _apply_geometry(b, gi, geo, table)
         after_trans, trans_kind = apply_transition(b, ti, table, HOP_SPEED)
         pick = lambda x, y, z: jnp.where(which == 0, x, jnp.where(which == 1, y, z))  # noqa: E731
         b = jax.tree_util.tree_map(pick, after_pair, after_geo, after_trans)
         i = pick(pi, gi, ti).astype(jnp.int32)
         j = jnp.where(which == 0, pj, i).astype(jnp.int32)
-        kind = pick(jnp.asarray(ev.BALL), geo_kind[gi], trans_kind).astype(jnp.int32)
-        other = jnp.where(which == 0, pj, jnp.where(which == 1, geo_other[gi], -1)).astype(jnp.int32)
+        kind = pick(jnp.asarray(ev.BALL), geo.kind[gi], trans_kind).astype(jnp.int32)
+        other = jnp.where(which == 0, pj, jnp.where(which == 1, geo.other[gi], -1)).astype(jnp.int32)
 
+        # only balls i and j changed their motion: recompute their candidates
         acc = linear_acceleration(b, table)
         trans_dt = transition_times(b, table)
         row_i = _pair_row(b, acc, trans_dt, i, table)
         pair_t = _set_row(s.pair_t, i, t_next + row_i)
         row_j = _pair_row(b, acc, trans_dt, j, table)
         pair_t = _set_row(pair_t, j, t_next + row_j)
+        geo = _geometry_of(b, acc, trans_dt, jnp.stack([i, j]), t_next, table, geo)
 
         log = ev.record(s.log, kind, t_next, i, other, b)
         before = summ
         summ = _update_summary(summ, kind, i, other, t_next, b)
         zone = _watch_zone(zone, before, summ, kind, i, other, b, table.radius)
-        return _Loop(t_next, b, pair_t, log, summ, zone, s.n + 1)
+        return _Loop(t_next, b, pair_t, geo, log, summ, zone, s.n + 1)
 
     out = jax.lax.while_loop(cond, body, state)
     truncated = moving(out.balls)
