@@ -1,17 +1,26 @@
 """cuegym: reinforcement-learning environments for cue sports over a JAX table simulator.
 
 Importing ``cuegym`` registers its Gymnasium ids (``gymnasium.make("cuegym/PotShot-v0")``,
-``gymnasium.make_vec("cuegym/RussianPyramid-v0", num_envs=64)``).
+``gymnasium.make_vec("cuegym/RussianPyramid-v0", num_envs=64)``); :data:`ENV_TASKS` maps
+each id to its task in :mod:`cuegym.functional`. docs/envs.md describes them.
 """
 
 __version__ = "0.1.0"
+
+ENV_TASKS = {
+    "cuegym/PotShot-v0": "pot-shot",
+    "cuegym/Lag-v0": "lag",
+    "cuegym/RussianPyramid-v0": "russian-pyramid",
+    "cuegym/Americanka-v0": "americanka",
+    "cuegym/MoscowPyramid-v0": "moscow-pyramid",
+}
+ENV_IDS = tuple(ENV_TASKS)
 
 
 def _register():
     import gymnasium
 
-    ids = {"cuegym/PotShot-v0": "pot-shot", "cuegym/RussianPyramid-v0": "russian-pyramid"}
-    for env_id, task in ids.items():
+    for env_id, task in ENV_TASKS.items():
         if env_id in gymnasium.registry:
             continue
         gymnasium.register(
@@ -22,5 +31,4 @@ def _register():
         )
 
 
-ENV_IDS = ("cuegym/PotShot-v0", "cuegym/RussianPyramid-v0")
 _register()

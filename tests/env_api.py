@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-import cuegym  # noqa: F401  (registers the ids)
+import cuegym  # registers the ids
 
 STEPS = 12
 
@@ -23,12 +23,72 @@ def make(env_id, **kw):
 
 def straight_action(env, **overrides):
     a = env.action_space.sample()
+    n = env.action_space["ball"].n
     a["shot"][:] = [1.3, 2.5, 0.0, 0.1, 0.0]
     a["place"][:] = [0.8875, 0.4]
-    a["ball"] = 4
+    a["cue_ball"] = 0
+    a["ball"] = min(4, n - 1)
     a["pocket"] = 3
+    a["choice"] = 0
     for k, v in overrides.items():
         a[k] = v
+    return a
+
+
+def opening_masks(env_id, obs):
+    """The legal masks at the start of a frame, from the catalogue: (cue_ball, ball, choice)."""
+    on = obs["balls"][:, 2] > 0.5
+    n = len(on)
+    ids = np.arange(n)
+    none = np.zeros(n, bool)
+    task = cuegym.ENV_TASKS[env_id]
+    if task == "lag":  # RU-GEN-07: the lag ball, nothing to call or choose
+        return ids == 0, none, none
+    if task == "pot-shot":  # the cue ball strikes; the object ball may be called
+        return ids == 0, on & (ids != 0), none
+    if task == "americanka":  # AM-05/06: ball 16 (index 15) from hand; AM-08: no call; no balls won yet
+        return ids == 15, none, none
+    if task == "moscow-pyramid":  # MP-05: the cue ball from hand; MP-07: no call
+        return ids == 0, none, none
+    return ids == 0, on & (ids != 0), none  # RP-07: cue ball from hand; RP-09: object balls on the table
+
+
+def load(env, xy, on, **game):
+    """Put a single env's table in a given layout and referee state (test helper: what a
+    position file would give), and return the observation of it. ``xy`` (N, 2) [m], ``on``
+    (N,); ``game``: GameState fields by name. Nothing is played: the env's compiled step runs
+    with the table inactive, which only re-reads the observation."""
+    import jax
+    import jax.numpy as jnp
+
+    from cuegym.gym_env import _numpy_obs
+
+    t = env.unwrapped._tables
+    s = t.state
+    g = s.game._replace(**{k: jnp.asarray(v, getattr(s.game, k).dtype)[None] for k, v in game.items()})
+    t.state = s._replace(xy=jnp.asarray(xy, jnp.float64)[None], on=jnp.asarray(on, bool)[None], game=g,
+                         shots=jnp.zeros_like(s.shots))
+    z = np.zeros(1, np.int32)
+    act = {"shot": np.zeros((1, 5)), "place": np.zeros((1, 2)), "cue_ball": z, "ball": z, "pocket": z, "choice": z}
+    t.state, obs, t.keys = t.program.step(t.state, act, t.keys, np.zeros(1, bool), np.zeros(1, bool), z, t.opts)
+    t.obs = jax.device_get(obs)
+    return _numpy_obs(t.obs, env.unwrapped.observation_space, 0)
+
+
+def layout(n, balls):
+    """(xy (N, 2), on (N,)) with ``balls`` {index: (x, y)} on the table, the rest off."""
+    xy = np.zeros((n, 2))
+    on = np.zeros(n, bool)
+    for k, p in balls.items():
+        xy[k] = p
+        on[k] = True
+    return xy, on
+
+
+def action(**fields):
+    """A Dict action with defaults (zeros) for the fields not given."""
+    a = {"shot": np.zeros(5), "place": np.zeros(2), "cue_ball": 0, "ball": 0, "pocket": 0, "choice": 0}
+    a.update({k: np.asarray(v, float) if k in ("shot", "place") else v for k, v in fields.items()})
     return a
 
 
@@ -49,22 +109,42 @@ def rollout_hash(env_id, seed, steps=STEPS):
 
 
 def test_gymnasium_env_checker(env_id):
-    env = make(env_id).unwrapped
-    check_env(env, skip_render_check=True)
+    env = make(env_id, render_mode="rgb_array").unwrapped
+    check_env(env)  # the render check draws the table after a reset (no stroke to re-simulate)
 
 
 def test_spaces_and_masks(env_id):
     env = make(env_id)
     obs, info = env.reset(seed=1)
     assert env.observation_space.contains(obs)
-    balls = obs["balls"]
-    on = balls[:, 2] > 0.5
-    # legal calls: the object balls on the table
-    assert np.array_equal(obs["legal_ball"].astype(bool), on & (np.arange(len(on)) != 0))
+    n = env.action_space["ball"].n
+    for key in ("legal_ball", "legal_cue_ball", "legal_choice"):  # the wrappers rely on these names and dtypes
+        assert obs[key].dtype == np.int8 and obs[key].shape == (n,), key
+    cue, ball, choice = opening_masks(env_id, obs)
+    assert np.array_equal(obs["legal_cue_ball"].astype(bool), cue)
+    assert np.array_equal(obs["legal_ball"].astype(bool), ball)
+    assert np.array_equal(obs["legal_choice"].astype(bool), choice)
     obs, r, term, trunc, info = env.step(straight_action(env))
     assert env.observation_space.contains(obs)
     assert isinstance(r, float) and isinstance(term, bool) and isinstance(trunc, bool)
-    assert {"to_play", "acted", "phase", "foul", "clipped", "projected"} <= set(info)
+    assert {"to_play", "acted", "phase", "foul", "clipped", "projected", "clauses", "opponent_strokes"} <= set(info)
+
+
+def test_out_of_range_integer_fields_raise(env_id):
+    env = make(env_id)
+    env.reset(seed=2)
+    n = env.action_space["ball"].n
+    for key, bad in (("cue_ball", n), ("ball", -1), ("pocket", 6), ("choice", n + 3)):
+        with pytest.raises(ValueError, match=f"action.{key}"):
+            env.step(straight_action(env, **{key: bad}))
+
+
+def test_bad_options_raise_naming_the_option(env_id):
+    bad = (({"noise": -1.0}, "noise"), ({"max_shots": 0}, "max_shots"), ({"table": "snooker-6ft"}, "table"),
+           ({"reward_scale": float("nan")}, "reward_scale"), ({"opponent": "shark"}, "opponent"))
+    for options, name in bad:
+        with pytest.raises(ValueError, match=name):
+            make(env_id, **options)
 
 
 def test_nan_and_wrong_shape_raise_and_leave_the_state_alone(env_id):
@@ -105,14 +185,26 @@ def test_seeded_rollouts_are_byte_identical_in_and_across_processes(env_id):
     first = rollout_hash(env_id, 11)
     assert rollout_hash(env_id, 11) == first
     assert rollout_hash(env_id, 12) != first
-    code = f"import sys; sys.path.insert(0, {str(__file__.rsplit('/', 1)[0])!r}); import env_api; print(env_api.rollout_hash({env_id!r}, 11))"
+    # the child loads the program this process compiled from the persistent cache (a fresh
+    # compile would cost CI half a minute per id): it checks seeding, keys and the host code
+    code = ("from cuegym._cache import enable_compilation_cache; enable_compilation_cache(); "
+            f"import sys; sys.path.insert(0, {str(__file__.rsplit('/', 1)[0])!r}); import env_api; "
+            f"print(env_api.rollout_hash({env_id!r}, 11))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=900)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip().splitlines()[-1] == first
 
 
-def test_vector_env_matches_single_envs(env_id):
-    n, seed = 3, 20
+@pytest.fixture
+def vector_envs():
+    """Sub-envs in the vector-env test. A module may lower it to 1 to reuse the single env's
+    compiled program (the batch code is the same for every task; lanes are checked against
+    each other where it stays 3)."""
+    return 3
+
+
+def test_vector_env_matches_single_envs(env_id, vector_envs):
+    n, seed = vector_envs, 20
     venv = gym.make_vec(env_id, num_envs=n)
     assert type(venv.unwrapped).__name__ == "CueVectorEnv"  # native, one jitted call per step
     singles = [make(env_id) for _ in range(n)]
@@ -121,7 +213,7 @@ def test_vector_env_matches_single_envs(env_id):
     rng = np.random.default_rng(0)
     for _ in range(4):
         acts = [straight_action(singles[0], shot=np.array([rng.uniform(0, 6.2), rng.uniform(0.5, 4), 0, 0, 0], np.float32),
-                                ball=int(rng.integers(1, singles[0].action_space["ball"].n))) for _ in range(n)]
+                                ball=int(rng.integers(0, singles[0].action_space["ball"].n))) for _ in range(n)]
         batch = {k: np.stack([a[k] for a in acts]) for k in acts[0]}
         for i in range(n):
             for k in vobs:
