@@ -1,18 +1,22 @@
 """Physics throughput benchmark: shots per second of the JAX simulator against batch size.
 
-``cuegym bench --table T --rack full|random --batch B --shots N [--json]`` (or ``python -m
-cuegym.bench ...``) builds N seeded random shots, runs them through
-:func:`cuegym.physics.simulate_batch` in batches of B and reports (DESIGN.md §8):
+``cuegym bench --table T --rack full|random --batch B --shots N [--mode lanes|batches]
+[--json]`` (or ``python -m cuegym.bench ...``) builds N seeded random shots and runs them on
+B tables at once: by default through :func:`cuegym.physics.simulate_many` (``lanes``: each of
+the B lanes takes the next shot as soon as its own ends), or through
+:func:`cuegym.physics.simulate_batch` in consecutive batches of B (``batches``: each batch
+waits for its slowest shot). It reports (DESIGN.md §8):
 
 * shots/s, timed after a warm-up call: the warm-up uses the same shapes with zero-speed
   shots (nothing moves, the event loop exits at once), so its time is compile time and the
   timed batches are not run twice;
 * events per shot (mean, median, p99, max; also over the shots that were not truncated),
   the fraction truncated at ``--max-events``;
-* lane efficiency: a vmapped ``while_loop`` runs until its slowest lane ends, so a batch
-  costs ``B * max(events)`` lane-iterations of which ``sum(events)`` are useful. Reported
-  per batch (mean events / max events, averaged) and in aggregate (sum of events / sum of
-  ``B * max``), with and without the truncated shots;
+* lane efficiency: useful events over lane-iterations spent. With refilling lanes that is
+  ``sum(events) / (B * iterations)`` (lanes idle only in the tail, when no shot is left to
+  take); with fixed batches a vmapped ``while_loop`` runs until its slowest lane ends, so a
+  batch costs ``B * max(events)`` lane-iterations, reported per batch and in aggregate, with
+  and without the truncated shots;
 * the same first ``--single`` shots one at a time through the unbatched
   :func:`cuegym.physics.simulate` in the same process, so the batching gain is a ratio
   measured side by side.
@@ -253,6 +257,14 @@ def lane_stats(counts: np.ndarray, batch: int, truncated: np.ndarray | None = No
     return out
 
 
+def refill_stats(counts: np.ndarray, lanes: int, iterations: int) -> dict:
+    """Lane efficiency of :func:`simulate_many`: useful events over ``lanes * iterations``
+    (a restart costs one iteration, like the strike it logs; lanes idle only at the end)."""
+    spent = lanes * iterations
+    return {"lane_efficiency": float(np.sum(counts) / spent), "lane_iterations": int(spent), "iterations": iterations,
+            "tail_iterations": int(iterations - math.ceil(np.sum(counts) / lanes))}
+
+
 # ----------------------------------------------------------------------------- runs
 
 
@@ -294,6 +306,27 @@ def run_batched(table, balls, shots, batch: int, max_events: int, log_capacity: 
     }
 
 
+def run_lanes(table, balls, shots, lanes: int, max_events: int, log_capacity: int) -> dict:
+    """Time :func:`cuegym.physics.simulate_many` (``lanes`` tables that each take the next
+    shot when theirs ends) over all the shots in one call; returns timings and counts."""
+    import jax
+    import jax.numpy as jnp
+
+    from cuegym.physics.simulate import _simulate_lanes
+
+    kw = dict(lanes=lanes, max_events=max_events, log_capacity=log_capacity, throw=True)
+    still = shots._replace(speed=jnp.zeros_like(shots.speed))
+    t0 = time.perf_counter()
+    jax.block_until_ready(_simulate_lanes(table, balls, still, **kw))
+    compile_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    (_, log, _), iterations = _simulate_lanes(table, balls, shots, **kw)
+    counts = np.asarray(log.count)  # blocks
+    total = time.perf_counter() - t0
+    return {"compile_s": compile_s, "times": np.array([total]), "counts": counts,
+            "truncated": np.asarray(log.truncated), "iterations": int(iterations)}
+
+
 def run_single(table, balls, shots, n: int, max_events: int, log_capacity: int) -> dict:
     """Time the first ``n`` shots one at a time through the unbatched ``simulate``."""
     import jax
@@ -322,7 +355,7 @@ def run_single(table, balls, shots, n: int, max_events: int, log_capacity: int) 
 
 
 def bench(table_name: str, rack: str = "full", batch: int = 64, shots: int = 256, seed: int = 0,
-          max_events: int | None = None, log_capacity: int = 8, single: int = 64) -> dict:
+          max_events: int | None = None, log_capacity: int = 8, single: int = 64, mode: str = "lanes") -> dict:
     """Run the benchmark and return its JSON-able result (see the module docstring)."""
     from cuegym.physics import get_spec, get_table
     from cuegym.physics.simulate import DEFAULT_MAX_EVENTS
@@ -337,10 +370,14 @@ def bench(table_name: str, rack: str = "full", batch: int = 64, shots: int = 256
     shot_set = random_shots(n_run, seed)
     setup_s = time.perf_counter() - t0
 
-    res = run_batched(table, balls, shot_set, batch, max_events, log_capacity)
+    if mode not in ("lanes", "batches"):
+        raise ValueError(f"mode: lanes or batches, got {mode!r}")
+    run = run_lanes if mode == "lanes" else run_batched
+    res = run(table, balls, shot_set, batch, max_events, log_capacity)
     total = float(res["times"].sum())
     counts, trunc = res["counts"], res["truncated"]
     batched = {
+        "mode": mode,
         "shots_per_s": n_run / total,
         "total_s": total,
         "compile_s": res["compile_s"],
@@ -350,7 +387,7 @@ def bench(table_name: str, rack: str = "full", batch: int = 64, shots: int = 256
         "events_untruncated": _dist(counts[~trunc]),
         "truncated_frac": float(trunc.mean()),
         "useful_events_per_s": float(counts.sum() / total),
-        **lane_stats(counts, batch, trunc),
+        **(lane_stats(counts, batch, trunc) if mode == "batches" else refill_stats(counts, batch, res["iterations"])),
     }
     batched["us_per_lane_iteration"] = 1e6 * total / batched["lane_iterations"]
 
@@ -513,8 +550,9 @@ SUITE_TABLES = ("pyramid-12ft", "snooker-12ft")
 # The simulator's own cap: since sustained, pressing and creeping contacts have explicit
 # rules no random full-rack shot comes near it (an earlier cap of 100 hid event storms).
 SUITE_MAX_EVENTS = 1500
-SUITE_SHOTS = {1: 64, 64: 256, 1024: 1024, 4096: 4096}
-SUITE_QUICK_SHOTS = {1: 32, 64: 64}
+# lanes refill, so each configuration runs several shots per lane (the last shots set a tail)
+SUITE_SHOTS = {1: 64, 64: 1024, 1024: 4096, 4096: 8192}
+SUITE_QUICK_SHOTS = {1: 32, 64: 256}
 SUITE_SINGLE, SUITE_QUICK_SINGLE = 64, 32
 
 
@@ -677,7 +715,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="cuegym bench", description="Physics throughput benchmark (shots/s vs batch size).")
     p.add_argument("--table", default="pyramid-12ft", help="table name (cuegym.physics.TABLE_SPECS)")
     p.add_argument("--rack", choices=("full", "random"), default="full")
-    p.add_argument("--batch", type=int, default=64, help="shots per simulate_batch call")
+    p.add_argument("--batch", type=int, default=64,
+                   help="tables simulated at once: lanes of simulate_many, or shots per simulate_batch call")
+    p.add_argument("--mode", choices=("lanes", "batches"), default="lanes",
+                   help="lanes: simulate_many, each lane takes the next shot when its own ends (default); "
+                        "batches: consecutive simulate_batch calls, each waiting for its slowest shot")
     p.add_argument("--shots", type=int, default=256, help="shots in all (rounded up to whole batches)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--max-events", type=int, default=None, help="event cap (default: the simulator's)")
@@ -700,7 +742,7 @@ def _report(r: dict) -> str:
         + (", persistent cache on)" if c["compilation_cache"] else ")"),
         f"  events/shot: mean {b['events']['mean']:.1f} median {b['events']['median']:.0f} "
         f"p99 {b['events']['p99']:.0f} max {b['events']['max']:.0f}; truncated {100 * b['truncated_frac']:.1f} %",
-        f"  lane efficiency: {100 * b['lane_efficiency']:.1f} % (per-batch mean {100 * b['lane_efficiency_batch_mean']:.1f} %), "
+        f"  lane efficiency ({b['mode']}): {100 * b['lane_efficiency']:.1f} %, "
         f"{b['us_per_lane_iteration']:.0f} us per lane-iteration",
     ]
     if s:
@@ -726,7 +768,8 @@ def main(argv=None) -> int:
             f"{r['time_ms']:.1f} ms, {r['us_per_event']:.0f} us/event, {r['pocketed']} pocketed"
         )
     else:
-        r = bench(args.table, args.rack, args.batch, args.shots, args.seed, args.max_events, args.log_capacity, args.single)
+        r = bench(args.table, args.rack, args.batch, args.shots, args.seed, args.max_events, args.log_capacity, args.single,
+                  args.mode)
         text = json.dumps(r, indent=2) if args.json else _report(r)
     if args.out:
         os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)

@@ -23,7 +23,7 @@ from .balls import (  # noqa: E402
 )
 from .events import KIND_NAMES, EventLog  # noqa: E402
 from .noise import perturb  # noqa: E402
-from .simulate import simulate, simulate_batch  # noqa: E402
+from .simulate import simulate, simulate_batch, simulate_many  # noqa: E402
 from .strike import Shot, make_shot  # noqa: E402
 from .summary import ShotSummary  # noqa: E402
 from .tables import CUSHIONS, POCKETS, TABLE_SPECS, Table, TableSpec, get_spec, get_table  # noqa: E402
@@ -31,6 +31,6 @@ from .tables import CUSHIONS, POCKETS, TABLE_SPECS, Table, TableSpec, get_spec, 
 __all__ = [
     "AIRBORNE", "OFF_TABLE", "POCKETED", "ROLLING", "SLIDING", "SPINNING", "STATIONARY", "STATE_NAMES",
     "BallState", "at_rest", "kinetic_energy", "KIND_NAMES", "EventLog", "perturb", "simulate",
-    "simulate_batch", "Shot", "make_shot", "ShotSummary", "CUSHIONS", "POCKETS", "TABLE_SPECS", "Table",
+    "simulate_batch", "simulate_many", "Shot", "make_shot", "ShotSummary", "CUSHIONS", "POCKETS", "TABLE_SPECS", "Table",
     "TableSpec", "get_spec", "get_table",
 ]

@@ -38,6 +38,17 @@ angle asin((h - R) / R) above the centre; the impulse has a normal part with res
 e_c on the horizontal approach speed and a Coulomb friction part (coefficient mu_c, capped
 at sticking) at that contact point, so top/back spin and side spin change the rebound. As in
 Han's model the bed takes the downward part of the impulse: a ball on the bed stays on it.
+
+A ball held on a cushion. A ball whose spin on the cloth drives it into the cushion (a
+sliding ball with side or running spin along it, a rolling ball meeting it at a grazing
+angle) rebounds at a fraction of its approach speed and is pulled straight back: a Zeno
+series of ever-smaller bounces, thousands of events within a millisecond (the same
+inelastic collapse as above, against a fixed wall). Below ``HELD_SPEED`` of horizontal
+approach, a grounded ball is therefore held on the cushion: its velocity into or out of the
+cushion is removed, and so is the part of its spin that would make the cloth drag it back
+into the cushion (the cushion's reaction and friction cancel it within the contact). It
+then runs along the cushion. Both steps only remove energy; the rebound they drop is under
+``e_c * HELD_SPEED``, less than 1 mm of travel before friction would bring it back.
 """
 
 from __future__ import annotations
@@ -51,6 +62,7 @@ from .motion import rolling_spin, settle, slip_velocity
 SUSTAINED_SPEED = 0.005  # m/s
 CREEP_SPEED = 0.01  # m/s
 HOP_SPEED = 0.1  # m/s: smaller vertical speeds do not lift a ball off the bed
+HELD_SPEED = 0.01  # m/s: slower horizontal approaches hold a grounded ball on the cushion
 
 
 def _unit(x):
@@ -182,8 +194,24 @@ def cushion(balls: BallState, i, normal_xy, table) -> BallState:
     inv_inertia = 1.0 / inertia
     dv = impulse * inv_m
     dv = dv.at[2].set(jnp.where(grounded, jnp.maximum(dv[2], 0.0), dv[2]))
+    approach = -dot(v, n)
     v = v + dv
     w = w + jnp.cross(r_c, impulse) * inv_inertia
+    v, w = _hold(v, w, n, R, grounded & (approach < HELD_SPEED))
     balls = balls._replace(v=balls.v.at[i].set(v), w=balls.w.at[i].set(w))
     settled = settle(balls, table, HOP_SPEED)
     return balls._replace(v=balls.v.at[i].set(settled.v[i]), state=balls.state.at[i].set(settled.state[i]))
+
+
+def _hold(v, w, n, R, held):
+    """A ball held on the cushion (module docstring): velocity (3,) [m/s] and spin (3,)
+    [rad/s] without their parts into or out of the cushion, whose horizontal unit normal
+    ``n`` (3,) points to the ball; unchanged where ``held`` is false."""
+    v_held = v - dot(v, n) * n
+    # cloth slip from spin: w x (-R z) = R (-w_y, w_x, 0); its part along n (> 0: away from
+    # the cushion) makes friction push the ball back in, so the cushion takes it out
+    q = R * jnp.stack([-w[1], w[0]])
+    q_n = jnp.maximum(q[0] * n[0] + q[1] * n[1], 0.0)
+    q = q - q_n * n[:2]
+    w_held = jnp.stack([q[1] / R, -q[0] / R, w[2]])
+    return jnp.where(held, v_held, v), jnp.where(held, w_held, w)

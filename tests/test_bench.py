@@ -15,26 +15,33 @@ def _run(capsys, *extra):
 
 
 def test_bench_json(capsys):
-    """One compile (batch 4): a few seconds with a warm cache, under 30 s cold."""
+    """Refilling lanes (simulate_many, the default): 4 lanes take the 8 shots."""
     r = _run(capsys, "--single", "0")
     for key in ("platform", "cpu_count", "jax", "backend"):
         assert r["machine"][key]
     assert r["timestamp"]
     c, b = r["config"], r["batched"]
     assert c["batch"] == 4 and c["shots_run"] == 8 and c["n_balls"] == 16
-    assert b["shots_per_s"] > 0 and b["compile_s"] > 0 and b["n_batches"] == 2
+    assert b["mode"] == "lanes" and b["shots_per_s"] > 0 and b["compile_s"] > 0
     ev = b["events"]
     assert 1 <= ev["min"] <= ev["median"] <= ev["p99"] <= ev["max"] <= 61
     assert ev["min"] <= ev["mean"] <= ev["max"]
     assert 0.0 <= b["truncated_frac"] <= 1.0
-    assert 0.0 < b["lane_efficiency"] <= 1.0 and 0.0 < b["lane_efficiency_batch_mean"] <= 1.0
+    # every lane-iteration handles one event of one shot (a restart is the strike event),
+    # so the loop runs at least sum(events) / lanes iterations and at least the longest shot
+    events = ev["mean"] * ev["n"]
+    assert b["iterations"] >= max(events / 4, ev["max"]) and b["lane_iterations"] == 4 * b["iterations"]
+    assert 0.0 < b["lane_efficiency"] <= 1.0
     assert r["single"] is None and r["peak_rss_mb"] > 0
 
 
 @pytest.mark.slow
 def test_bench_single(capsys):
-    """The one-at-a-time comparison (a second compile: the unbatched simulate)."""
-    r = _run(capsys, "--single", "2")
+    """Fixed batches (simulate_batch) and the one-at-a-time comparison."""
+    r = _run(capsys, "--single", "2", "--mode", "batches")
+    b = r["batched"]
+    assert b["mode"] == "batches" and b["n_batches"] == 2
+    assert 0.0 < b["lane_efficiency"] <= 1.0 and 0.0 < b["lane_efficiency_batch_mean"] <= 1.0
     s = r["single"]
     assert s["shots"] == 2 and s["shots_per_s"] > 0 and s["events"]["min"] >= 1
     assert s["counts_match_batched"] == 1.0  # the same shots take the same events batched or alone

@@ -8,7 +8,8 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from cuegym.physics import Shot, at_rest, get_spec, get_table, make_shot, perturb, simulate, simulate_batch
+from cuegym.physics import (SLIDING, Shot, at_rest, get_spec, get_table, make_shot, perturb, simulate, simulate_batch,
+                            simulate_many)
 from cuegym.physics.racks import pyramid_rack, random_positions
 
 
@@ -48,21 +49,51 @@ def test_batch_of_1024_equals_each_shot_alone():
         assert digest(batched) == digest((final_1, log_1, summ_1)), f"shot {i} differs in the batch"
 
 
-def test_full_rack_batch_equals_shots_alone():
+def full_rack_breaks(n=16):
+    """``n`` hard shots into a full pyramid rack from random cue-ball spots: (balls, shots)."""
     spec = get_spec("pyramid-12ft")
-    table = get_table("pyramid-12ft")
     rack = np.array(list(pyramid_rack(spec).values()))
     rng = np.random.default_rng(3)
-    cues = np.stack([rng.uniform(0.2, spec.width - 0.2, 16), rng.uniform(0.1, spec.head_line - 0.1, 16)], 1)
-    balls = jax.vmap(at_rest)(jnp.asarray(np.concatenate([cues[:, None], np.broadcast_to(rack, (16,) + rack.shape)], 1)))
+    cues = np.stack([rng.uniform(0.2, spec.width - 0.2, n), rng.uniform(0.1, spec.head_line - 0.1, n)], 1)
+    balls = jax.vmap(at_rest)(jnp.asarray(np.concatenate([cues[:, None], np.broadcast_to(rack, (n,) + rack.shape)], 1)))
     apex = rack[0]
-    phi = np.arctan2(apex[1] - cues[:, 1], apex[0] - cues[:, 0]) + rng.normal(0, 0.01, 16)
-    shots = Shot(jnp.zeros(16, jnp.int32), jnp.asarray(phi), jnp.asarray(rng.uniform(3, 8, 16)), jnp.zeros(16), jnp.zeros(16), jnp.zeros(16))
+    phi = np.arctan2(apex[1] - cues[:, 1], apex[0] - cues[:, 0]) + rng.normal(0, 0.01, n)
+    shots = Shot(jnp.zeros(n, jnp.int32), jnp.asarray(phi), jnp.asarray(rng.uniform(3, 8, n)), jnp.zeros(n), jnp.zeros(n), jnp.zeros(n))
+    return balls, shots
+
+
+def test_full_rack_batch_equals_shots_alone():
+    table = get_table("pyramid-12ft")
+    balls, shots = full_rack_breaks()
     out_b = simulate_batch(table, balls, shots)
     assert not bool(jnp.any(out_b[1].truncated)), "every break ends under the event cap"
     for i in range(16):
         one = jax.tree_util.tree_map(lambda x: x[i], (balls, shots))
         assert digest(jax.tree_util.tree_map(lambda x: x[i], out_b)) == digest(simulate(table, *one))
+
+
+def test_lanes_that_refill_give_each_shot_its_own_bytes():
+    """simulate_many: 4 lanes take 16 shots of very different lengths (each lane restarts on
+    the next shot when its own ends); every result is the bytes of the shot run alone."""
+    table = get_table("pyramid-12ft")
+    balls, shots = full_rack_breaks()
+    many = simulate_many(table, balls, shots, lanes=4)
+    counts = np.asarray(many[1].count)
+    assert counts.max() > 2 * counts.min()  # lanes really finish at different times
+    for i in range(16):
+        one = jax.tree_util.tree_map(lambda x: x[i], (balls, shots))
+        alone = simulate(table, *one)
+        assert digest(jax.tree_util.tree_map(lambda x: x[i], many)) == digest(alone), f"shot {i}"
+
+
+def test_simulate_many_rejects_moving_layouts_and_bad_lanes():
+    table = get_table("pyramid-12ft")
+    balls, shots = full_rack_breaks(4)
+    with pytest.raises(ValueError, match="lanes"):
+        simulate_many(table, balls, shots, lanes=0)
+    moving = balls._replace(state=balls.state.at[2, 3].set(SLIDING), v=balls.v.at[2, 3, 0].set(0.1))
+    with pytest.raises(ValueError, match="balls: layout 2"):
+        simulate_many(table, moving, shots, lanes=2)
 
 
 def test_same_seeded_batch_twice_gives_the_same_bytes():
