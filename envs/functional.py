@@ -837,17 +837,23 @@ def _program(task: str, table: str) -> Program:
         pair = jax.vmap(jax.random.split)(keys)
         return pair[:, 0], pair[:, 1]
 
+    def init_key(sub):
+        # the episode key of a reset: the same draw as a lane's autoreset in step_fn, so a
+        # single env's reset() after an episode and the vector env's next-step autoreset
+        # deal the same frame (sub-env i stays the twin of the single env seeded s + i)
+        return jax.vmap(lambda k: jax.random.split(k, 3))(sub)[:, 1]
+
     @jax.jit
     def reset_fn(keys, opts):
         nxt, sub = split(keys)
-        s = jax.vmap(lambda k: init(env, k, opts))(sub)
+        s = jax.vmap(lambda k: init(env, k, opts))(init_key(sub))
         return s, jax.vmap(functools.partial(observe, env))(s), nxt
 
     @jax.jit
     def step_fn(state, action, keys, done, active, opponent, opts):
         nxt, sub = split(keys)
         k3 = jax.vmap(lambda k: jax.random.split(k, 3))(sub)
-        k_step, k_reset, k_opp = k3[:, 0], k3[:, 1], k3[:, 2]
+        k_step, k_reset, k_opp = k3[:, 0], init_key(sub), k3[:, 2]
         act = jax.vmap(lambda s, a, k, c: opponent_action(env, s, a, k, c))(state, action, k_opp, opponent)
         stepped = jax.vmap(lambda s, a, k: step(env, s, a, k, opts))(state, act, k_step)
         fresh = jax.vmap(lambda k: init(env, k, opts))(k_reset)

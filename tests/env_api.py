@@ -3,7 +3,10 @@
 Each id has a module (``test_env_<id>.py``) that imports these tests and defines the
 fixture, so the ids compile on different xdist workers (``--dist loadfile``)."""
 
+import copy
 import hashlib
+import json
+import pathlib
 import subprocess
 import sys
 
@@ -15,6 +18,10 @@ from gymnasium.utils.env_checker import check_env
 import cuegym  # registers the ids
 
 STEPS = 12
+# committed hashes of a seeded 200-step rollout per id; rewrite them (after a deliberate
+# change of the physics, referee or observation) with: python tests/env_api.py --write-golden
+GOLDEN = pathlib.Path(__file__).with_name("golden_env_rollouts.json")
+GOLDEN_SEED, GOLDEN_STEPS = 0, 200
 
 
 def make(env_id, **kw):
@@ -92,6 +99,15 @@ def action(**fields):
     return a
 
 
+def _hash_obs(h, obs):
+    for v in obs.values():
+        h.update(np.asarray(v).tobytes())
+
+
+def _hash_outcome(h, r, term, trunc):
+    h.update(np.float64(r).tobytes() + bytes([bool(term), bool(trunc)]))
+
+
 def rollout_hash(env_id, seed, steps=STEPS):
     """SHA-256 of a seeded rollout with seeded random actions (observations, rewards, flags)."""
     env = make(env_id)
@@ -99,13 +115,44 @@ def rollout_hash(env_id, seed, steps=STEPS):
     h = hashlib.sha256()
     obs, _ = env.reset(seed=seed)
     for _ in range(steps):
-        for v in obs.values():
-            h.update(np.asarray(v).tobytes())
+        _hash_obs(h, obs)
         obs, r, term, trunc, _ = env.step(env.action_space.sample())
-        h.update(np.float64(r).tobytes() + bytes([term, trunc]))
+        _hash_outcome(h, r, term, trunc)
         if term or trunc:
             obs, _ = env.reset()
     return h.hexdigest()
+
+
+def vector_rollout_hashes(env_id, seed, steps, num_envs):
+    """:func:`rollout_hash` of each sub-env of a vector env seeded ``seed``: sub-env i draws
+    its actions from an action space seeded ``seed + i`` and must hash like the single env
+    seeded ``seed + i``. A finished sub-env resets on its next step (Gymnasium's next-step
+    autoreset), which is where the single env calls ``reset()``."""
+    venv = gym.make_vec(env_id, num_envs=num_envs)
+    action_spaces = [copy.deepcopy(venv.unwrapped.single_action_space) for _ in range(num_envs)]
+    for i, space in enumerate(action_spaces):
+        space.seed(seed + i)
+    idle_space = copy.deepcopy(venv.unwrapped.single_action_space)
+    idle_space.seed(0)
+    idle = idle_space.sample()  # what a resetting or finished sub-env is sent (ignored)
+    hashes = [hashlib.sha256() for _ in range(num_envs)]
+    taken = np.zeros(num_envs, int)
+    resetting = np.zeros(num_envs, bool)
+    obs, _ = venv.reset(seed=seed)
+    while taken.min() < steps:
+        acting = ~resetting & (taken < steps)
+        actions = []
+        for i in range(num_envs):
+            if acting[i]:
+                _hash_obs(hashes[i], {k: v[i] for k, v in obs.items()})
+            actions.append(action_spaces[i].sample() if acting[i] else idle)
+        obs, r, term, trunc, _ = venv.step({k: np.stack([a[k] for a in actions]) for k in actions[0]})
+        for i in np.flatnonzero(acting):
+            _hash_outcome(hashes[i], r[i], term[i], trunc[i])
+        taken += acting
+        resetting = acting & (term | trunc)
+    venv.close()
+    return [h.hexdigest() for h in hashes]
 
 
 def test_gymnasium_env_checker(env_id):
@@ -195,40 +242,50 @@ def test_seeded_rollouts_are_byte_identical_in_and_across_processes(env_id):
     assert out.stdout.strip().splitlines()[-1] == first
 
 
-@pytest.fixture
-def vector_envs():
-    """Sub-envs in the vector-env test. A module may lower it to 1 to reuse the single env's
-    compiled program (the batch code is the same for every task; lanes are checked against
-    each other where it stays 3)."""
-    return 3
+def test_golden_rollout_hash_and_the_vector_env_of_one(env_id):
+    """The committed hash of a seeded 200-step rollout: the same physics, referee and
+    observation bytes as when it was written (tests/golden_env_rollouts.json records the
+    JAX version and machine), and the same from a vector env of one."""
+    golden = json.loads(GOLDEN.read_text())
+    single = rollout_hash(env_id, GOLDEN_SEED, GOLDEN_STEPS)
+    assert single == golden["hashes"][env_id], f"{env_id}: rollout bytes changed (see {GOLDEN.name})"
+    assert vector_rollout_hashes(env_id, GOLDEN_SEED, GOLDEN_STEPS, 1) == [single]
 
 
-def test_vector_env_matches_single_envs(env_id, vector_envs):
-    n, seed = vector_envs, 20
-    venv = gym.make_vec(env_id, num_envs=n)
+VECTOR_ENVS, VECTOR_STEPS = 64, 6
+
+
+def test_vector_env_of_64_matches_single_envs(env_id):
+    """Each sub-env of a native vector env of 64 hashes like its single-env twin (seeded
+    ``s + i``) over seeded random steps, autoresets included (PotShot-v0 and Lag-v0 end
+    every episode in one step)."""
+    venv = gym.make_vec(env_id, num_envs=VECTOR_ENVS)
     assert type(venv.unwrapped).__name__ == "CueVectorEnv"  # native, one jitted call per step
-    singles = [make(env_id) for _ in range(n)]
-    vobs, _ = venv.reset(seed=seed)
-    sobs = [e.reset(seed=seed + i)[0] for i, e in enumerate(singles)]
-    rng = np.random.default_rng(0)
-    for _ in range(4):
-        acts = [straight_action(singles[0], shot=np.array([rng.uniform(0, 6.2), rng.uniform(0.5, 4), 0, 0, 0], np.float32),
-                                ball=int(rng.integers(0, singles[0].action_space["ball"].n))) for _ in range(n)]
-        batch = {k: np.stack([a[k] for a in acts]) for k in acts[0]}
-        for i in range(n):
-            for k in vobs:
-                assert np.array_equal(vobs[k][i], sobs[i][k]), k
-        vobs, vr, vterm, vtrunc, _ = venv.step(batch)
-        outs = []
-        for i, e in enumerate(singles):
-            o, r, term, trunc, _ = e.step(acts[i])
-            assert r == vr[i] and term == vterm[i] and trunc == vtrunc[i]
-            outs.append((o, term or trunc))
-        # next-step autoreset: a finished sub-env resets on the following step; mirror it
-        sobs = [o for o, _ in outs]
-        if any(d for _, d in outs):
-            vobs, vr, vterm, vtrunc, _ = venv.step(batch)
-            for i, (e, (o, d)) in enumerate(zip(singles, outs)):
-                if d:
-                    assert vr[i] == 0.0 and not vterm[i]
-            return
+    venv.close()
+    seed = 20
+    lanes = vector_rollout_hashes(env_id, seed, VECTOR_STEPS, VECTOR_ENVS)
+    twins = [rollout_hash(env_id, seed + i, VECTOR_STEPS) for i in range(VECTOR_ENVS)]
+    assert lanes == twins, f"sub-envs differing from their single twins: {[i for i in range(VECTOR_ENVS) if lanes[i] != twins[i]]}"
+
+
+def write_golden():
+    """Rewrite :data:`GOLDEN` for every id (run from the repository root)."""
+    import platform
+
+    import jax
+
+    hashes = {env_id: rollout_hash(env_id, GOLDEN_SEED, GOLDEN_STEPS) for env_id in sorted(cuegym.ENV_TASKS)}
+    data = {"seed": GOLDEN_SEED, "steps": GOLDEN_STEPS, "jax": jax.__version__, "machine": platform.machine(),
+            "hashes": hashes}
+    GOLDEN.write_text(json.dumps(data, indent=2) + "\n")
+    print(json.dumps(data, indent=2))
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["--write-golden"]:
+        from cuegym._cache import enable_compilation_cache
+
+        enable_compilation_cache()
+        write_golden()
+    else:
+        sys.exit("usage: python tests/env_api.py --write-golden")

@@ -18,11 +18,6 @@ def env_id():
     return ENV_ID
 
 
-@pytest.fixture
-def vector_envs():
-    return 1  # a batch of 3 would compile a second 16-ball program (~70 s of CI); RussianPyramid-v0 checks 3
-
-
 N = 16
 BALL_16 = 15  # index of ball 16, the break ball (AM-05, AMB-27)
 

@@ -16,11 +16,6 @@ def env_id():
     return ENV_ID
 
 
-@pytest.fixture
-def vector_envs():
-    return 1  # a batch of 3 would compile a second 16-ball program (~70 s of CI); RussianPyramid-v0 checks 3
-
-
 N = 16
 # MP-06's physical scenario (tests/scenarios/moscow-pyramid/MP-06_cue_ball_follows_object_in.json):
 # the cue ball follows ball 5 into the right foot corner; balls 7 and 9 are left on the table.
