@@ -282,10 +282,18 @@ def write_golden():
 
 
 if __name__ == "__main__":
-    if sys.argv[1:] == ["--write-golden"]:
-        from cuegym._cache import enable_compilation_cache
+    from cuegym._cache import enable_compilation_cache
 
-        enable_compilation_cache()
+    enable_compilation_cache()
+    if sys.argv[1:] == ["--write-golden"]:
         write_golden()
+    elif sys.argv[1:2] == ["--check-vector"] and len(sys.argv) >= 4:
+        # the long form of test_vector_env_of_64_matches_single_envs, e.g. 64 envs x 200 steps
+        num, steps = int(sys.argv[2]), int(sys.argv[3])
+        for env_id in sys.argv[4:] or sorted(cuegym.ENV_TASKS):
+            lanes = vector_rollout_hashes(env_id, GOLDEN_SEED, steps, num)
+            twins = [rollout_hash(env_id, GOLDEN_SEED + i, steps) for i in range(num)]
+            print(env_id, f"{num} sub-envs x {steps} steps:", "all match" if lanes == twins else
+                  f"MISMATCH in sub-envs {[i for i in range(num) if lanes[i] != twins[i]]}", flush=True)
     else:
-        sys.exit("usage: python tests/env_api.py --write-golden")
+        sys.exit("usage: python tests/env_api.py --write-golden | --check-vector NUM_ENVS STEPS [ID ...]")
