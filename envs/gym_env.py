@@ -3,7 +3,10 @@
 Both run the same jitted, vmapped program (:func:`cuegym.functional.batched`): the single
 env is a batch of one, so a sub-env of a vector env and the single env with the same seed
 give the same bytes (DESIGN.md §7). Seeds: sub-env ``i`` of a vector env seeded ``s`` and
-the single env seeded ``s + i`` draw from the same key stream.
+the single env seeded ``s + i`` draw from the same key stream. The program is wrapped
+(:func:`host_program`) so that the same call also packs what the host reads into one
+array (the "record", below): the host work of a step stays small next to the compiled
+step (``experiments/bench_env.py`` measures it).
 
 Gymnasium's own ``FunctionalJaxVectorEnv`` (1.x) autoresets with ``state.at[idx].set``,
 which needs the state to be one array; our state is a pytree, so the vector env here does
@@ -31,8 +34,12 @@ frames are dealt and discarded, and the step then returns with player 1 to play.
 
 from __future__ import annotations
 
+import functools
+import math
+
 import gymnasium as gym
 import jax
+import jax.numpy as jnp
 import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
@@ -41,6 +48,7 @@ from . import functional as F
 from . import render as R
 from .physics import POCKETS, get_table
 from .rules.base import PHASE_NAMES, clause_ids
+from .rules.catalogue import NUM_CLAUSES
 
 INT_FIELDS = ("cue_ball", "ball", "pocket", "choice")
 MAX_OPPONENT_CALLS = 1000
@@ -83,47 +91,205 @@ def observation_space(env: F.FuncEnv) -> spaces.Dict:
     })
 
 
-def check_action(action, batch: int | None = None, n_balls: int | None = None) -> dict:
-    """Convert a Dict action to arrays. Raises ValueError naming the field for a non-dict,
-    a wrong shape, NaN or inf, and an integer field outside its range (``n_balls`` given)."""
+ACTION_KEYS = frozenset(("shot", "place", *INT_FIELDS))
+FLOAT_FIELDS = (("shot", (5,)), ("place", (2,)))
+
+
+def check_action(action, batch: int | None = None, n_balls: int | None = None, one: bool = False) -> dict:
+    """Convert a Dict action to arrays: ``shot`` (lead + (5,)) and ``place`` (lead + (2,))
+    float64, the integer fields (lead) int32, where lead is () or (batch,), or (1,) for a
+    single action with ``one`` (a batch of one, as the program takes it); a missing field
+    reads as zeros. Raises ValueError naming the field for a non-dict, an unknown key, a
+    wrong shape, NaN or inf, a non-integer value of an integer field and an integer field
+    outside its range (``n_balls`` given for the ball indices; pockets 0..5)."""
     if not isinstance(action, dict):
         raise ValueError("action: a dict with keys shot, place, cue_ball, ball, pocket, choice; "
                          f"got {type(action).__name__}")
-    unknown = set(action) - {"shot", "place", *INT_FIELDS}
-    if unknown:
-        raise ValueError(f"action: unknown keys {sorted(unknown)}; "
+    if not ACTION_KEYS.issuperset(action):
+        raise ValueError(f"action: unknown keys {sorted(set(action) - ACTION_KEYS)}; "
                          "allowed: shot, place, cue_ball, ball, pocket, choice")
     lead = () if batch is None else (batch,)
+    one = one and batch is None
     out = {}
-    for key, shape in (("shot", (5,)), ("place", (2,))):
-        x = np.asarray(action.get(key, np.zeros(lead + shape)), np.float64)
+    for key, shape in FLOAT_FIELDS:
+        x = np.asarray(action[key], np.float64) if key in action else np.zeros(lead + shape)
         if x.shape != lead + shape:
             raise ValueError(f"action.{key}: shape {x.shape}, expected {lead + shape}")
-        if not np.all(np.isfinite(x)):
+        # one reduction in the common case: a finite sum means finite values (a sum can
+        # also overflow, so the exact test decides when it is not finite)
+        if not math.isfinite(x.sum()) and not np.isfinite(x).all():
             raise ValueError(f"action.{key}: NaN or inf in {x.tolist()}")
-        out[key] = x
+        out[key] = x[None] if one else x
     for key in INT_FIELDS:
-        x = np.asarray(action.get(key, np.zeros(lead, np.int64)))
+        hi = len(POCKETS) if key == "pocket" else n_balls
+        x = action.get(key, 0) if batch is None else action[key] if key in action else np.zeros(lead, np.int64)
+        if batch is None and hi is not None and isinstance(x, (int, np.integer)):
+            # the common single-env case (a Discrete sample is an np.int64): plain Python
+            # comparisons instead of four NumPy calls
+            x = int(x)
+            if not 0 <= x < hi:
+                raise ValueError(f"action.{key}: {x} outside 0..{hi - 1}")
+            out[key] = np.array([x] if one else x, np.int32)
+            continue
+        x = np.asarray(x)
         if x.shape != lead:
             raise ValueError(f"action.{key}: shape {x.shape}, expected {lead}")
-        if not (np.issubdtype(x.dtype, np.integer) or np.all(np.mod(x, 1) == 0)):
+        if not (x.dtype.kind in "iub" or np.all(np.mod(x, 1) == 0)):  # booleans read as 0 / 1, as before
             raise ValueError(f"action.{key}: integers expected, got {x.tolist()}")
-        hi = len(POCKETS) if key == "pocket" else n_balls
         if hi is not None and np.any((x < 0) | (x >= hi)):
             raise ValueError(f"action.{key}: {x.tolist()} outside 0..{hi - 1}")
-        out[key] = x.astype(np.int32)
+        out[key] = x.astype(np.int32)[None] if one else x.astype(np.int32)
     return out
 
 
-def _numpy_obs(obs: dict, space: spaces.Dict, index=None) -> dict:
-    """The observation (already on the host) as numpy in the space's dtypes: table ``index``
-    of a batch (a single env's observation), or the whole batch when ``index`` is None."""
-    out = {}
-    for k, sub in space.spaces.items():
-        x = obs[k] if index is None else obs[k][index]
-        x = np.asarray(x).astype(sub.dtype)
-        out[k] = x[()] if isinstance(sub, spaces.Discrete) and x.ndim == 0 else x  # a Discrete reads as np.int64
-    return out
+# ----------------------------------------------------------------------------- host record
+# What the fronts read after a compiled call (the observation, the rewards, the flags of the
+# decision) is gathered by the program into one int32 array, the "record" (B, K) of a batch
+# of B tables. Each NumPy operation on the host costs a few microseconds, more right after
+# the program has run (its data has left the caches); reading the 26 observation and state
+# arrays one by one (``jax.device_get``, then a NumPy scalar per info field) cost as much as
+# the compiled step of a small table, and a lag env spent about 40 % of its step outside
+# the program. The record is one transfer, and the single env decodes it with one
+# ``tolist`` for the integers and one copy per dtype (:func:`_decode`).
+#
+# Columns, every value exact: REWARDS the rewards (2,) float64 as 4 int32 words (bit
+# patterns; first, so each row stays 8-byte aligned), INTS the RECORD_INTS (flags as 0 / 1),
+# then (``record_layout``) ``floats`` the observation's balls (N, 3) and scores (2,) as
+# float32 bit patterns, ``masks`` the observation's MASKS (4 x N int8, four to a word), and
+# a zero column when K would be odd. The clause mask is read from the state instead (below).
+
+RECORD_FLAGS = ("terminated", "truncated", "foul", "clipped", "projected", "truncated_shot", "cue_replaced")  # bool
+RECORD_SCALARS = ("to_play", "phase", "winner", "acted", "lag_winner", "foul_run", "sudden_death")  # int32
+RECORD_INTS = tuple((k, 1) for k in RECORD_FLAGS + RECORD_SCALARS) + (("scores", 2), ("debt", 2))
+RECORD_BOOLS = frozenset(RECORD_FLAGS)
+MASKS = ("legal_ball", "legal_cue_ball", "legal_choice", "owner")
+
+
+def _int_columns() -> dict:
+    """Name -> column of a RECORD_INTS field within the ints block: an int, or a slice for
+    a field of width 2."""
+    cols, at = {}, 0
+    for name, width in RECORD_INTS:
+        cols[name] = at if width == 1 else slice(at, at + width)
+        at += width
+    return cols
+
+
+COL = _int_columns()
+N_INTS = sum(w for _, w in RECORD_INTS)
+REWARDS, INTS = slice(0, 4), slice(4, 4 + N_INTS)
+
+
+@functools.lru_cache(maxsize=None)
+def record_layout(n_balls: int) -> dict:
+    """The record's column blocks for N balls: ``floats``, ``masks`` -> slice (``rewards``
+    and ``ints`` are REWARDS and INTS for every N), ``width`` -> K."""
+    floats = slice(INTS.stop, INTS.stop + 3 * n_balls + 2)
+    masks = slice(floats.stop, floats.stop + n_balls)  # 4 x N int8, four to a word
+    return {"floats": floats, "masks": masks, "width": masks.stop + masks.stop % 2}
+
+
+def _record(state: F.EnvState, obs: dict) -> jnp.ndarray:
+    """(traced) The record (B, K) int32 of a batch from its state and observation.
+
+    Built from a few blocks, each of one dtype stacked, then cast or bit-cast once: XLA:CPU
+    runs a cast feeding a many-operand concatenate as a kernel of its own, and thirty such
+    kernels cost more than the host reads they replace. The clauses (C,) stay out (their
+    cast to int32 cost a small table's reset 40 us): the single env reads them from the
+    state, the vector env not at all."""
+    g = state.game
+    b, n = obs["balls"].shape[:2]
+    src = {"terminated": state.terminated, "truncated": state.truncated, "foul": state.foul,
+           "clipped": state.clipped, "projected": state.projected, "truncated_shot": state.truncated_shot,
+           "cue_replaced": state.cue_replaced, "to_play": obs["to_play"], "phase": obs["phase"], "winner": g.winner,
+           "acted": state.acted, "lag_winner": state.lag_winner, "foul_run": obs["foul_run"],
+           "sudden_death": obs["sudden_death"], "scores": g.scores, "debt": obs["debt"]}
+    checks = [(k, src[k], jnp.bool_) for k in RECORD_FLAGS]
+    checks += [(k, src[k], jnp.int32) for k in RECORD_SCALARS + ("scores", "debt")]
+    checks += [("rewards", state.rewards, jnp.float64), ("observation balls", obs["balls"], jnp.float32),
+               ("observation scores", obs["scores"], jnp.float32)]
+    checks += [(k, obs[k], jnp.int8) for k in MASKS]
+    for name, x, dtype in checks:  # checked while tracing: each block holds its values exactly
+        if x.dtype != dtype:
+            raise TypeError(f"host record: {name} is {x.dtype}, expected {jnp.dtype(dtype)}")
+    bits = functools.partial(jax.lax.bitcast_convert_type, new_dtype=jnp.int32)  # float64 -> 2 words, 4 int8 -> 1
+    blocks = [
+        bits(state.rewards).reshape(b, 4),
+        jnp.stack([src[k] for k in RECORD_FLAGS], 1).astype(jnp.int32),
+        jnp.stack([src[k] for k in RECORD_SCALARS], 1),
+        g.scores,
+        obs["debt"],
+        bits(jnp.concatenate([obs["balls"].reshape(b, 3 * n), obs["scores"]], 1)),
+        bits(jnp.stack([obs[k] for k in MASKS], 1).reshape(b, n, 4)),
+    ]
+    pad = record_layout(n)["width"] - sum(x.shape[1] for x in blocks)
+    if pad:
+        blocks.append(jnp.zeros((b, pad), jnp.int32))
+    return jnp.concatenate(blocks, 1)
+
+
+@functools.lru_cache(maxsize=None)
+def host_program(task: str, table: str) -> F.Program:
+    """:func:`cuegym.functional.batched` with the observation replaced by the record:
+    ``reset(keys, opts) -> (state, record, keys)`` and ``step(state, action, keys, done,
+    active, opponent, opts) -> (state, record, keys)``. Each is one compiled call that runs
+    the functional program unchanged and adds the record's bit casts and copies."""
+    inner = F.batched(F.FuncEnv(task=task, table=table))
+
+    @jax.jit
+    def reset(keys, opts):
+        state, obs, keys = inner.reset(keys, opts)
+        return state, _record(state, obs), keys
+
+    @jax.jit
+    def step(state, action, keys, done, active, opponent, opts):
+        state, obs, keys = inner.step(state, action, keys, done, active, opponent, opts)
+        return state, _record(state, obs), keys
+
+    return F.Program(reset, step)
+
+
+def _field(rec: np.ndarray, name: str) -> np.ndarray:
+    """Field ``name`` of every table of a record (B, K), (B, ...) in the state's dtype:
+    ``rewards`` (B, 2) float64, a flag bool, any other RECORD_INTS field int32."""
+    if name == "rewards":
+        return np.ascontiguousarray(rec[:, REWARDS]).view(np.float64)
+    col = rec[:, INTS][:, COL[name]]
+    return col != 0 if name in RECORD_BOOLS else col
+
+
+def _numpy_obs(rec: np.ndarray, space: spaces.Dict, index=None) -> dict:
+    """The observation in a record (B, K) as fresh, writable NumPy arrays in the space's
+    dtypes: table ``index`` of the batch (a single env's observation; a Discrete entry
+    reads as an np.int64), or the whole batch when ``index`` is None."""
+    if index is not None:
+        return _decode(rec[index], space)[1]
+    n = space["balls"].shape[0]
+    lay = record_layout(n)
+    ints = rec[:, INTS]
+    floats = rec[:, lay["floats"]].view(np.float32)
+    masks = np.ascontiguousarray(rec[:, lay["masks"]]).view(np.int8).reshape(-1, 4, n)
+    parts = {"balls": floats[:, :3 * n].reshape(-1, n, 3), "scores": floats[:, 3 * n:],
+             **{k: ints[:, COL[k]] for k in ("phase", "to_play", "debt", "foul_run", "sudden_death")},
+             **{k: masks[:, i] for i, k in enumerate(MASKS)}}
+    return {k: np.array(parts[k], sub.dtype) for k, sub in space.spaces.items()}  # copies, C-contiguous
+
+
+def _decode(row: np.ndarray, space: spaces.Dict) -> tuple[list, dict]:
+    """One table's record row (K,): its ints block as Python ints (one ``tolist``, for
+    ``info``) and its observation (one copy per dtype, the entries views of those copies:
+    each writable and C-contiguous, none overlapping)."""
+    n = space["balls"].shape[0]
+    lay = record_layout(n)
+    vals = row[INTS].tolist()
+    floats = np.array(row[lay["floats"]]).view(np.float32)  # balls, then scores
+    masks = np.array(row[lay["masks"]]).view(np.int8).reshape(4, n)
+    parts = {"balls": floats[:3 * n].reshape(n, 3), "scores": floats[3 * n:],
+             "phase": np.int64(vals[COL["phase"]]), "to_play": np.int64(vals[COL["to_play"]]),
+             "sudden_death": np.int64(vals[COL["sudden_death"]]),
+             "debt": np.array(vals[COL["debt"]], np.int32), "foul_run": np.array(vals[COL["foul_run"]], np.int32),
+             **{k: masks[i] for i, k in enumerate(MASKS)}}
+    return vals, {k: parts[k] for k in space.spaces}
 
 
 def _opponent_code(opponent) -> int:
@@ -135,7 +301,8 @@ def _opponent_code(opponent) -> int:
 
 
 class _Tables:
-    """The batch of B tables behind both envs: keys, state, the opponent loop."""
+    """The batch of B tables behind both envs: keys, state, the opponent loop. ``obs`` is
+    the record (B, K) (:func:`_record`) of the last compiled call, on the host."""
 
     def __init__(self, func: F.FuncEnv, num: int, opponent, single: bool):
         self.func = func
@@ -143,59 +310,61 @@ class _Tables:
         self.single = single
         self.opponent = opponent
         self.code = _opponent_code(opponent)
-        self.program = F.batched(func)
-        self.opts = jax.device_put(F.options(func))
+        self.program = host_program(func.task, func.table)
+        self.opts = jax.device_put(F.options(func))  # on the device once, not at every call
         self.obs_space = observation_space(func)
         self.keys = None
         self.state = None
-        self.obs = None  # host copy of the last observation
-        self.host = None  # host copy of the fields of the last state (_fetch)
-        self.done = np.zeros(num, bool)
+        self.obs = None  # host record of the last call (_fetch)
+        self.agent_clauses = None  # the clauses of the agent's last decision (device array)
+        # arguments of every agent step, allocated once (read-only: they are shared)
+        self._ones = _frozen(np.ones(num, bool))
+        self._no_lanes = _frozen(np.zeros(num, bool))
+        self._no_opponent = _frozen(np.zeros(num, np.int32))
+        self.done = self._no_lanes
         self.pending = np.zeros((num, 2))  # opponent's opening rewards, paid on the frame's first step
 
     def seed(self, seed: int):
         self.keys = jax.vmap(jax.random.PRNGKey)(np.arange(self.num) + seed)
 
-    def _fetch(self, obs):
-        """Copy the observation and the per-table fields the fronts read to the host, in one
-        transfer (indexing device arrays one field at a time would dispatch a JAX op each)."""
-        s = self.state
-        g = s.game
-        fields = {"rewards": s.rewards, "terminated": s.terminated, "truncated": s.truncated, "to_play": g.to_play,
-                  "phase": g.phase, "scores": g.scores, "winner": g.winner, "acted": s.acted, "foul": s.foul,
-                  "clipped": s.clipped, "projected": s.projected, "truncated_shot": s.truncated_shot,
-                  "cue_replaced": s.cue_replaced, "clauses": s.clauses, "lag_winner": s.lag_winner}
-        self.obs, self.host = jax.device_get((obs, fields))
-        h = self.host
-        return h["rewards"], h["terminated"], h["truncated"], h["to_play"]
+    def _fetch(self, record) -> np.ndarray:
+        """The record of the last call on the host: one ``np.asarray`` (on the CPU backend a
+        read-only view of the buffer the program wrote)."""
+        self.obs = np.asarray(record)
+        return self.obs
 
     def reset(self):
-        self.state, obs, self.keys = self.program.reset(self.keys, self.opts)
-        self.done = np.zeros(self.num, bool)
+        self.state, record, self.keys = self.program.reset(self.keys, self.opts)
+        self.done = self._no_lanes
         self.pending = np.zeros((self.num, 2))
-        _, term, trunc, to_play = self._fetch(obs)
+        rec = self._fetch(record)
         count = np.zeros(self.num, np.int64)
         if self.opponent is not None:
             opening = np.ones(self.num, bool)
-            _, count = self._opponent_loop(opening, term | trunc, to_play, np.zeros((self.num, 2)))
+            ended = _field(rec, "terminated") | _field(rec, "truncated")
+            _, count = self._opponent_loop(opening, ended, _field(rec, "to_play"), np.zeros((self.num, 2)))
         return count
 
     def step(self, act: dict):
         """The agent's decision on every lane (done lanes reset instead), then the
-        opponent's. Returns (per-player rewards (B, 2) of the step, the host fields after the
-        agent's decision (:meth:`_fetch`), opponent strokes (B,))."""
+        opponent's. Returns (per-player rewards (B, 2) of the step, the record after the
+        agent's decision, opponent strokes (B,); None for a single env without opponent,
+        whose step is the agent's alone: it never has a done lane, the single env resets
+        through :meth:`reset`)."""
         done = self.done
-        ones = np.ones(self.num, bool)
-        self.state, obs, self.keys = self.program.step(self.state, act, self.keys, done, ones,
-                                                       np.zeros(self.num, np.int32), self.opts)
-        rewards, term, trunc, to_play = self._fetch(obs)
-        agent = self.host
-        total = np.where(done[:, None], 0.0, rewards)
+        self.state, record, self.keys = self.program.step(self.state, act, self.keys, done, self._ones,
+                                                          self._no_opponent, self.opts)
+        agent = self._fetch(record)
+        self.agent_clauses = self.state.clauses  # (B, C) on the device: the single env's info reads it
+        if self.single and self.opponent is None:  # nothing else to play, and no lane was done
+            return agent[:, REWARDS].view(np.float64), agent, None
+        total = np.where(done[:, None], 0.0, _field(agent, "rewards"))
         count = np.zeros(self.num, np.int64)
         if self.opponent is not None:
             total = total + np.where(done[:, None], 0.0, self.pending)
             self.pending = np.zeros((self.num, 2))  # paid now (a lane resetting starts a new frame at 0)
-            total, count = self._opponent_loop(done.copy(), (term | trunc) & ~done, to_play, total)
+            ended = (_field(agent, "terminated") | _field(agent, "truncated")) & ~done
+            total, count = self._opponent_loop(done.copy(), ended, _field(agent, "to_play"), total)
         return total, agent, count
 
     def _opponent_loop(self, opening, ended, to_play, total):
@@ -210,10 +379,11 @@ class _Tables:
                 break
             act = self._opponent_actions()
             code = np.where(need & ~redo, self.code, 0).astype(np.int32)
-            self.state, obs, self.keys = self.program.step(self.state, act, self.keys, redo, need, code, self.opts)
-            rewards, term, trunc, to_play = self._fetch(obs)
+            self.state, record, self.keys = self.program.step(self.state, act, self.keys, redo, need, code, self.opts)
+            rec = self._fetch(record)
+            term, trunc, to_play = _field(rec, "terminated"), _field(rec, "truncated"), _field(rec, "to_play")
             played = need & ~redo
-            r = np.where(played[:, None], rewards, 0.0)
+            r = np.where(played[:, None], _field(rec, "rewards"), 0.0)
             self.pending = np.where(redo[:, None], 0.0, self.pending) + np.where(opening[:, None], r, 0.0)
             total = total + np.where(opening[:, None], 0.0, r)
             count += played
@@ -224,27 +394,33 @@ class _Tables:
         n = self.func.n_balls
         if callable(self.opponent):
             if self.single:
-                a = check_action(self.opponent(_numpy_obs(self.obs, self.obs_space, 0)), None, n)
-                return {k: v[None] for k, v in a.items()}
+                return check_action(self.opponent(_numpy_obs(self.obs, self.obs_space, 0)), None, n, one=True)
             return check_action(self.opponent(_numpy_obs(self.obs, self.obs_space)), self.num, n)
         z = np.zeros(self.num, np.int32)
         return {"shot": np.zeros((self.num, 5)), "place": np.zeros((self.num, 2)), "cue_ball": z, "ball": z,
                 "pocket": z, "choice": z}
 
 
-def _stroke_info(h: dict, k: int) -> dict:
-    """The decision of table ``k`` in the host fields ``h``: flags and clauses."""
+def _frozen(x: np.ndarray) -> np.ndarray:
+    x.setflags(write=False)
+    return x
+
+
+def _stroke_info(vals: list, clauses: np.ndarray) -> dict:
+    """The agent's decision: the ints block ``vals`` (Python ints) of its record row and
+    its clause mask (C,)."""
     return {
-        "acted": int(h["acted"][k]), "foul": bool(h["foul"][k]), "clipped": bool(h["clipped"][k]),
-        "projected": bool(h["projected"][k]), "truncated_shot": bool(h["truncated_shot"][k]),
-        "cue_replaced": bool(h["cue_replaced"][k]), "clauses": clause_ids(h["clauses"][k]),
-        "lag_winner": int(h["lag_winner"][k]),
+        "acted": vals[COL["acted"]], "foul": bool(vals[COL["foul"]]), "clipped": bool(vals[COL["clipped"]]),
+        "projected": bool(vals[COL["projected"]]), "truncated_shot": bool(vals[COL["truncated_shot"]]),
+        "cue_replaced": bool(vals[COL["cue_replaced"]]), "clauses": clause_ids(clauses),
+        "lag_winner": vals[COL["lag_winner"]],
     }
 
 
-def _frame_info(h: dict, k: int) -> dict:
-    return {"to_play": int(h["to_play"][k]), "scores": h["scores"][k].copy(), "phase": PHASE_NAMES[int(h["phase"][k])],
-            "winner": int(h["winner"][k])}
+def _frame_info(vals: list) -> dict:
+    """The frame in the ints block ``vals`` (Python ints) of a record row."""
+    return {"to_play": vals[COL["to_play"]], "scores": np.array(vals[COL["scores"]], np.int32),
+            "phase": PHASE_NAMES[vals[COL["phase"]]], "winner": vals[COL["winner"]]}
 
 
 class CueEnv(gym.Env):
@@ -285,24 +461,25 @@ class CueEnv(gym.Env):
         if seed is not None or t.keys is None:
             t.seed(seed if seed is not None else int(self.np_random.integers(0, 2**31 - 1)))
         count = t.reset()
-        info = {**_frame_info(t.host, 0), "opponent_strokes": int(count[0])}
+        vals, obs = _decode(t.obs[0], self.observation_space)
+        info = {**_frame_info(vals), "opponent_strokes": int(count[0])}
         if self.render_mode == "human":
             self.render()
-        return _numpy_obs(t.obs, self.observation_space, 0), info
+        return obs, info
 
     def step(self, action):
         t = self._tables
         if t.state is None:
             raise RuntimeError("call reset() before step()")
-        act = check_action(action, None, self.func.n_balls)
-        total, agent, count = t.step({k: v[None] for k, v in act.items()})
-        info = {**_stroke_info(agent, 0), **_frame_info(t.host, 0), "opponent_strokes": int(count[0]),
-                "rewards": total[0].copy()}
+        total, agent, count = t.step(check_action(action, None, self.func.n_balls, one=True))
+        vals, obs = _decode(t.obs[0], self.observation_space)  # the frame after the opponent's decisions
+        mine = vals if agent is t.obs else agent[0, INTS].tolist()  # the agent's decision
+        info = {**_stroke_info(mine, np.asarray(t.agent_clauses)[0]), **_frame_info(vals),
+                "opponent_strokes": 0 if count is None else int(count[0]), "rewards": total[0].copy()}
         player = 0 if t.opponent is not None else info["acted"]
-        term, trunc = t.host["terminated"][0], t.host["truncated"][0]
         if self.render_mode == "human":
             self.render()
-        return _numpy_obs(t.obs, self.observation_space, 0), float(total[0, player]), bool(term), bool(trunc), info
+        return obs, float(total[0, player]), bool(vals[COL["terminated"]]), bool(vals[COL["truncated"]]), info
 
     def render(self):
         """The table now (``rgb_array``: returned; ``human``: shown); None without a mode."""
@@ -373,13 +550,13 @@ class CueVectorEnv(gym.vector.VectorEnv):
         act = check_action(actions, self.num_envs, self.func.n_balls)
         was_done = t.done
         total, agent, count = t.step(act)
-        h = t.host
-        acted = agent["acted"]
+        h = t.obs
+        acted = _field(agent, "acted")
         player = np.zeros(self.num_envs, np.int64) if t.opponent is not None else acted
         rewards = total[np.arange(self.num_envs), player].astype(np.float64)
-        terminated = h["terminated"] & ~was_done
-        truncated = h["truncated"] & ~was_done
+        terminated = _field(h, "terminated") & ~was_done
+        truncated = _field(h, "truncated") & ~was_done
         t.done = terminated | truncated
-        info = {"to_play": h["to_play"], "acted": acted, "foul": agent["foul"], "clipped": agent["clipped"],
-                "projected": agent["projected"], "opponent_strokes": count}
+        info = {"to_play": _field(h, "to_play"), "acted": acted, "foul": _field(agent, "foul"),
+                "clipped": _field(agent, "clipped"), "projected": _field(agent, "projected"), "opponent_strokes": count}
         return _numpy_obs(t.obs, self.single_observation_space), rewards, terminated, truncated, info

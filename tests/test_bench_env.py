@@ -1,0 +1,75 @@
+"""Smoke test of the environment benchmark (cuegym.bench_env): its quick path runs at a tiny
+size and writes sane JSON and markdown; and the single env's host path (the record the
+benchmark made it read) hands out fresh, writable observation arrays."""
+
+import json
+import math
+
+import numpy as np
+
+from cuegym import bench_env
+
+ENV_ID = "cuegym/Lag-v0"  # one ball: its programs compile in seconds
+
+
+def _finite_positive(x) -> bool:
+    return isinstance(x, (int, float)) and math.isfinite(x) and x > 0
+
+
+def test_quick_bench_json_and_markdown(tmp_path, capsys):
+    out = tmp_path / "bench_env.json"
+    code = bench_env.main(["--quick", "--ids", ENV_ID, "--sizes", "1", "2", "--steps", "2", "--budget", "5",
+                           "--out", str(out)])
+    assert code == 0
+    r = json.loads(out.read_text())
+    assert r["kind"] == "cuegym.bench_env" and r["timestamp"]
+    for key in ("platform", "cpu_count", "jax", "backend"):
+        assert r["machine"][key]
+    assert r["settings"]["ids"] == [ENV_ID] and r["settings"]["sizes"] == [1, 2]
+    assert _finite_positive(r["wall_s"]) and _finite_positive(r["peak_rss_mb"])
+    runs = {(x["id"], x["mode"], x["envs"]): x for x in r["runs"]}
+    assert set(runs) == {(ENV_ID, "single", 1), (ENV_ID, "vector", 1), (ENV_ID, "vector", 2),
+                         (ENV_ID, "functional", 1), (ENV_ID, "functional", 2)}
+    for (_, mode, envs), x in runs.items():
+        assert x["calls"] == 2 and x["env_steps"] == 2 * envs, (mode, envs)
+        for key in ("wall_s", "steps_per_s", "ms_per_call"):
+            assert _finite_positive(x[key]), (mode, envs, key)
+        assert math.isfinite(x["compile_s"]) and x["compile_s"] >= 0
+    single = runs[(ENV_ID, "single", 1)]
+    for key in ("step_ms", "step_jit_ms", "reset_jit_ms"):
+        assert _finite_positive(single[key]), key
+    assert single["step_jit_ms"] <= single["step_ms"]
+    for key in ("outside_jit_frac_step", "outside_jit_frac_with_resets"):
+        assert 0.0 <= single[key] < 1.0, key
+    assert single["resets"] == 2  # a lag episode is one stroke
+    assert isinstance(single["meets_target"], bool)
+    for envs in (1, 2):
+        assert 0.0 <= runs[(ENV_ID, "vector", envs)]["outside_jit_frac"] < 1.0
+    md = (tmp_path / "bench_env.md").read_text()
+    assert ENV_ID in md and "outside % of env.step" in md
+    assert md.strip() in capsys.readouterr().out
+
+
+def test_single_env_observations_are_fresh_writable_arrays():
+    """The single env decodes one host record per call: every observation array is its own
+    writable, C-contiguous copy (two steps never share memory), in the space's dtypes."""
+    import gymnasium as gym
+
+    env = gym.make(ENV_ID)
+    env.action_space.seed(0)
+    first, _ = env.reset(seed=0)
+    second, _, _, _, info = env.step(env.action_space.sample())
+    assert env.observation_space.contains(first) and env.observation_space.contains(second)
+    for k, v in second.items():
+        sub = env.observation_space[k]
+        if isinstance(v, np.ndarray):
+            assert v.flags.writeable and v.flags.c_contiguous and v.dtype == sub.dtype, k
+            assert not np.shares_memory(v, first[k]), k
+        else:
+            assert isinstance(v, np.int64), k  # a Discrete entry
+    before = {k: np.array(v, copy=True) for k, v in second.items()}
+    second["balls"][:] = -1.0  # writing one entry touches no other
+    assert all(np.array_equal(second[k], before[k]) for k in second if k != "balls")
+    assert isinstance(info["scores"], np.ndarray) and info["scores"].dtype == np.int32 and info["scores"].flags.writeable
+    assert isinstance(info["rewards"], np.ndarray) and info["rewards"].dtype == np.float64
+    assert isinstance(info["clauses"], list) and isinstance(info["phase"], str)
