@@ -698,14 +698,19 @@ def suite_main(argv=None) -> int:
     p.add_argument("--log-capacity", type=int, default=8)
     args = p.parse_args(argv)
     suite = run_suite(args.quick, args.max_events, args.log_capacity, log=lambda m: print(m, file=sys.stderr, flush=True))
-    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-    with open(args.out, "w") as f:
-        json.dump(suite, f, indent=2)
-    md = suite_markdown(suite)
-    with open(os.path.splitext(args.out)[0] + ".md", "w") as f:
+    write_report(suite, suite_markdown(suite), args.out)
+    return 0
+
+
+def write_report(result: dict, md: str, out: str) -> None:
+    """Write a benchmark's JSON to ``out`` and its markdown beside it (``.md``), and print
+    the markdown."""
+    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+    with open(out, "w") as f:
+        json.dump(result, f, indent=2)
+    with open(os.path.splitext(out)[0] + ".md", "w") as f:
         f.write(md + "\n")
     print(md)
-    return 0
 
 
 # ----------------------------------------------------------------------------- CLI

@@ -7,10 +7,11 @@ For each id (:data:`cuegym.ENV_IDS` in the issue's order, ``opponent=None``) it 
 * ``single``: the Gymnasium single env (``gymnasium.make``, wrappers included), resetting
   when an episode ends; and, for the same steps, the share of the wall time of
   ``env.step`` (and of ``env.step`` plus the resets) spent outside the compiled program:
-  the env's ``batched(env)`` program is wrapped by a timer that blocks on the call's
-  output, so "inside" is the jitted call (argument transfer and dispatch included) and
-  "outside" is everything else ``env.step`` does in Python and NumPy (action checks,
-  copies to the host, the observation and ``info``);
+  the env's program (:func:`cuegym.gym_env.host_program`: ``batched(env)`` plus the host
+  record) is wrapped by a timer that blocks on the call's output, so "inside" is the
+  jitted call (argument transfer and dispatch included) and "outside" is everything else
+  ``env.step`` does in Python and NumPy (action checks, the copy to the host, the
+  observation and ``info``, freeing the previous step's arrays);
 * ``vector``: ``gymnasium.make_vec(id, num_envs=B)`` (the native vector env, autoreset
   inside the jitted step) for B in 1, 64, 1024;
 * ``functional``: :func:`cuegym.functional.batched`'s ``step`` called directly on device
@@ -40,7 +41,6 @@ measured on whatever else the machine runs (the load averages are recorded).
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
 import sys
@@ -183,12 +183,7 @@ def bench_single(env_id: str, max_steps: int, budget_s: float, seed: int = 0) ->
     env = gym.make(env_id)
     pool = action_pool(env.action_space, POOL, seed)
     timer = _instrument(env)
-    t0 = time.perf_counter()
-    env.reset(seed=seed)
-    env.step(still(pool[0]))
-    compile_s = time.perf_counter() - t0
-    env.reset(seed=seed)
-    timer.take()
+    compile_s = _warm_up(env, pool, seed, timer)
     acc = {"step": 0.0, "step_jit": 0.0, "reset": 0.0, "reset_jit": 0.0, "resets": 0}
 
     def body(i):
@@ -221,6 +216,19 @@ def bench_single(env_id: str, max_steps: int, budget_s: float, seed: int = 0) ->
     }
 
 
+def _warm_up(env, pool, seed: int, timer) -> float:
+    """Reset and step once at zero cue speed (compiles or loads the programs; the stroke
+    ends at once), then reset again with the same seed and clear ``timer``; returns the
+    seconds the first reset and step took."""
+    t0 = time.perf_counter()
+    env.reset(seed=seed)
+    env.step(still(pool[0]))
+    compile_s = time.perf_counter() - t0
+    env.reset(seed=seed)
+    timer.take()
+    return compile_s
+
+
 def bench_vector(env_id: str, num_envs: int, max_calls: int, budget_s: float, seed: int = 0) -> dict:
     """``gymnasium.make_vec(env_id, num_envs)``: env steps/s (autoreset inside the step)
     and the time outside the jitted program."""
@@ -229,12 +237,7 @@ def bench_vector(env_id: str, num_envs: int, max_calls: int, budget_s: float, se
     venv = gym.make_vec(env_id, num_envs=num_envs)
     pool = action_pool(venv.action_space, POOL, seed, num_envs)
     timer = _instrument(venv)
-    t0 = time.perf_counter()
-    venv.reset(seed=seed)
-    venv.step(still(pool[0]))
-    compile_s = time.perf_counter() - t0
-    venv.reset(seed=seed)
-    timer.take()
+    compile_s = _warm_up(venv, pool, seed, timer)
     t0 = time.perf_counter()
     calls = _loop(max_calls, budget_s, lambda i: venv.step(pool[i % POOL]))
     wall = time.perf_counter() - t0
@@ -417,13 +420,9 @@ def main(argv=None) -> int:
 
     result = run(args.ids, args.sizes, args.quick, args.steps, args.budget, args.seed,
                  log=lambda msg: print(msg, file=sys.stderr, flush=True))
-    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-    with open(args.out, "w") as f:
-        json.dump(result, f, indent=2)
-    md = markdown(result)
-    with open(os.path.splitext(args.out)[0] + ".md", "w") as f:
-        f.write(md + "\n")
-    print(md)
+    from .bench import write_report
+
+    write_report(result, markdown(result), args.out)
     return 0
 
 

@@ -48,7 +48,6 @@ from . import functional as F
 from . import render as R
 from .physics import POCKETS, get_table
 from .rules.base import PHASE_NAMES, clause_ids
-from .rules.catalogue import NUM_CLAUSES
 
 INT_FIELDS = ("cue_ball", "ball", "pocket", "choice")
 MAX_OPPONENT_CALLS = 1000

@@ -430,6 +430,16 @@ def _check_paths(paths, n):
 # ----------------------------------------------------------------------------- public
 
 
+def _checked_scene(table_name, xy, on, paths, width):
+    """The checked inputs of a drawing: (table name, width [px], xy (N, 2) [m], on (N,),
+    paths, its :class:`Frame`, the table spec); ValueError naming a bad field."""
+    table_name = _table_name(table_name)
+    width = _check_width(width)
+    xy, on = _check_layout(xy, on)
+    paths = _check_paths(paths, xy.shape[0])
+    return table_name, width, xy, on, paths, frame(table_name, width), get_spec(table_name)
+
+
 def draw_table(table_name: str, xy, on, paths=None, width: int = 480, *, ball_ids=None,
                numbers: bool = True, antialias: bool = True) -> np.ndarray:
     """The table with its balls as an RGB image.
@@ -450,12 +460,7 @@ def draw_table(table_name: str, xy, on, paths=None, width: int = 480, *, ball_id
     Returns:
       (H, width, 3) uint8, the frame of :func:`frame` (head cushion at the bottom).
     """
-    table_name = _table_name(table_name)
-    width = _check_width(width)
-    xy, on = _check_layout(xy, on)
-    paths = _check_paths(paths, xy.shape[0])
-    fr = frame(table_name, width)
-    spec = get_spec(table_name)
+    table_name, width, xy, on, paths, fr, spec = _checked_scene(table_name, xy, on, paths, width)
     img = _background(table_name, width, bool(antialias)).copy()
     colors, striped = ball_colors(table_name, xy.shape[0], ball_ids)
     rpx = spec.ball_radius * fr.scale
@@ -591,12 +596,7 @@ def to_svg(table_name: str, xy, on, paths=None, width: int = 480, *, ball_ids=No
 
     Balls are ``<circle class="ball" data-ball="i">``, paths ``<polyline class="path"
     data-ball="i">``, pockets ``<circle class="pocket">``."""
-    table_name = _table_name(table_name)
-    width = _check_width(width)
-    xy, on = _check_layout(xy, on)
-    paths = _check_paths(paths, xy.shape[0])
-    fr = frame(table_name, width)
-    spec = get_spec(table_name)
+    table_name, width, xy, on, paths, fr, spec = _checked_scene(table_name, xy, on, paths, width)
     P = fr.to_pixel
     s = fr.scale
     rgb = lambda c: "rgb({},{},{})".format(*(int(v) for v in c))  # noqa: E731
