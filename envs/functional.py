@@ -78,6 +78,7 @@ from .physics.racks import pyramid_rack, triangle
 from .physics.simulate import _simulate_one
 from .physics.strike import SHOT_LIMITS, Shot
 from .physics.tables import CUSHIONS
+from .physics.vec import pick_lanes
 from .rules import americanka as am
 from .rules import moscow_pyramid as mp
 from .rules import russian as ru
@@ -859,12 +860,8 @@ def _program(task: str, table: str) -> Program:
         act = jax.vmap(lambda s, a, k, c: opponent_action(env, s, a, k, c))(state, action, k_opp, opponent)
         stepped = jax.vmap(lambda s, a, k: step(env, s, a, k, opts))(state, act, k_step)
         fresh = jax.vmap(lambda k: init(env, k, opts))(k_reset)
-        s = _pick_lanes(done, fresh, _pick_lanes(active, stepped, state))
+        s = pick_lanes(done, fresh, pick_lanes(active, stepped, state))
         keys = jnp.where((done | active)[:, None], nxt, keys)
         return s, jax.vmap(functools.partial(observe, env))(s), keys
 
     return Program(reset_fn, step_fn)
-
-
-def _pick_lanes(mask, a, b):
-    return jax.tree_util.tree_map(lambda x, y: jnp.where(mask.reshape(mask.shape + (1,) * (x.ndim - 1)), x, y), a, b)

@@ -28,7 +28,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .vec import dot, norm
+from .vec import dot, norm, pick_lanes
 from . import events as ev
 from .balls import AIRBORNE, OFF_TABLE, POCKETED, STATIONARY, BallState
 from .collisions import HOP_SPEED, ball_ball, cushion, nose_contact_angle
@@ -451,11 +451,6 @@ def simulate(table, balls: BallState, shot: Shot, max_events: int = DEFAULT_MAX_
     return jax.tree_util.tree_map(lambda x: x[0], out)
 
 
-def _lane_pick(mask, a, b):
-    """Per lane (leading axis of ``mask`` (B,)): the lane of ``a`` where set, else of ``b``."""
-    return jax.tree_util.tree_map(lambda x, y: jnp.where(mask.reshape(mask.shape + (1,) * (x.ndim - 1)), x, y), a, b)
-
-
 @partial(jax.jit, static_argnames=("table", "lanes", "max_events", "log_capacity", "throw"))
 def _simulate_lanes(table, balls: BallState, shots: Shot, lanes: int, max_events: int, log_capacity: int,
                     throw: bool):
@@ -491,8 +486,8 @@ def _simulate_lanes(table, balls: BallState, shots: Shot, lanes: int, max_events
         fresh, fi, fj = restart(take(balls, new), take(shots, new))
         moved, ai, aj = advance(s)
         # one re-solve per lane either way: the struck ball of a new shot, or the event's balls
-        s2 = resolve(_lane_pick(done, fresh, moved), jnp.where(done, fi, ai), jnp.where(done, fj, aj))
-        return _lane_pick(live, s2, s), new, nxt, out, iterations + 1
+        s2 = resolve(pick_lanes(done, fresh, moved), jnp.where(done, fi, ai), jnp.where(done, fj, aj))
+        return pick_lanes(live, s2, s), new, nxt, out, iterations + 1
 
     init = (state, shot, jnp.asarray(lanes, jnp.int32), out, jnp.asarray(0, jnp.int32))
     _, _, _, out, iterations = jax.lax.while_loop(cond, body, init)

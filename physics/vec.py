@@ -6,6 +6,7 @@ same shot inside a batch would differ in the last bits. Explicit products and su
 the same elementwise code at every batch size, which keeps results byte-identical.
 """
 
+import jax
 import jax.numpy as jnp
 
 
@@ -19,3 +20,9 @@ def dot(a, b):
 
 def norm(a):
     return jnp.sqrt(dot(a, a))
+
+
+def pick_lanes(mask, a, b):
+    """Per lane of a batch (leading axis, ``mask`` (B,) bool): the lane of pytree ``a``
+    where ``mask`` is set, else the lane of ``b``."""
+    return jax.tree_util.tree_map(lambda x, y: jnp.where(mask.reshape(mask.shape + (1,) * (x.ndim - 1)), x, y), a, b)
