@@ -257,11 +257,15 @@ def lane_stats(counts: np.ndarray, batch: int, truncated: np.ndarray | None = No
     return out
 
 
-def refill_stats(counts: np.ndarray, lanes: int, iterations: int) -> dict:
-    """Lane efficiency of :func:`simulate_many`: useful events over ``lanes * iterations``
-    (a restart costs one iteration, like the strike it logs; lanes idle only at the end)."""
-    spent = lanes * iterations
+def refill_stats(counts: np.ndarray, stages: list[tuple[int, int]]) -> dict:
+    """Lane efficiency of :func:`simulate_many`: useful events over the lane-iterations
+    spent, ``sum(lanes * iterations)`` over its stages ((lane count, iterations) pairs: the
+    tail runs on fewer lanes). A restart costs one iteration, like the strike it logs."""
+    lanes = stages[0][0]
+    spent = sum(size * it for size, it in stages)
+    iterations = sum(it for _, it in stages)
     return {"lane_efficiency": float(np.sum(counts) / spent), "lane_iterations": int(spent), "iterations": iterations,
+            "stages": [{"lanes": size, "iterations": it} for size, it in stages],
             "tail_iterations": int(iterations - math.ceil(np.sum(counts) / lanes))}
 
 
@@ -306,25 +310,27 @@ def run_batched(table, balls, shots, batch: int, max_events: int, log_capacity: 
     }
 
 
-def run_lanes(table, balls, shots, lanes: int, max_events: int, log_capacity: int) -> dict:
+def run_lanes(table, balls, shots, lanes: int, max_events: int, log_capacity: int, tail_lanes: int = 16) -> dict:
     """Time :func:`cuegym.physics.simulate_many` (``lanes`` tables that each take the next
-    shot when theirs ends) over all the shots in one call; returns timings and counts."""
+    shot when theirs ends, the tail moved down to ``tail_lanes``) over all the shots in one
+    call; returns timings, counts and the (lane count, iterations) of each stage."""
     import jax
     import jax.numpy as jnp
 
     from cuegym.physics.simulate import _simulate_lanes
 
-    kw = dict(lanes=lanes, max_events=max_events, log_capacity=log_capacity, throw=True)
+    kw = dict(max_events=max_events, log_capacity=log_capacity, throw=True)
     still = shots._replace(speed=jnp.zeros_like(shots.speed))
     t0 = time.perf_counter()
-    jax.block_until_ready(_simulate_lanes(table, balls, still, **kw))
+    # nothing moves: every stage's program (and the compaction's) compiles and runs no event
+    jax.block_until_ready(_simulate_lanes(table, balls, still, lanes, tail_lanes=tail_lanes, **kw))
     compile_s = time.perf_counter() - t0
     t0 = time.perf_counter()
-    (_, log, _), iterations = _simulate_lanes(table, balls, shots, **kw)
+    (_, log, _), stages = _simulate_lanes(table, balls, shots, lanes, tail_lanes=tail_lanes, **kw)
     counts = np.asarray(log.count)  # blocks
     total = time.perf_counter() - t0
     return {"compile_s": compile_s, "times": np.array([total]), "counts": counts,
-            "truncated": np.asarray(log.truncated), "iterations": int(iterations)}
+            "truncated": np.asarray(log.truncated), "stages": stages}
 
 
 def run_single(table, balls, shots, n: int, max_events: int, log_capacity: int) -> dict:
@@ -355,7 +361,8 @@ def run_single(table, balls, shots, n: int, max_events: int, log_capacity: int) 
 
 
 def bench(table_name: str, rack: str = "full", batch: int = 64, shots: int = 256, seed: int = 0,
-          max_events: int | None = None, log_capacity: int = 8, single: int = 64, mode: str = "lanes") -> dict:
+          max_events: int | None = None, log_capacity: int = 8, single: int = 64, mode: str = "lanes",
+          tail_lanes: int = 16) -> dict:
     """Run the benchmark and return its JSON-able result (see the module docstring)."""
     from cuegym.physics import get_spec, get_table
     from cuegym.physics.simulate import DEFAULT_MAX_EVENTS
@@ -372,8 +379,10 @@ def bench(table_name: str, rack: str = "full", batch: int = 64, shots: int = 256
 
     if mode not in ("lanes", "batches"):
         raise ValueError(f"mode: lanes or batches, got {mode!r}")
-    run = run_lanes if mode == "lanes" else run_batched
-    res = run(table, balls, shot_set, batch, max_events, log_capacity)
+    if mode == "lanes":
+        res = run_lanes(table, balls, shot_set, batch, max_events, log_capacity, tail_lanes)
+    else:
+        res = run_batched(table, balls, shot_set, batch, max_events, log_capacity)
     total = float(res["times"].sum())
     counts, trunc = res["counts"], res["truncated"]
     batched = {
@@ -387,7 +396,7 @@ def bench(table_name: str, rack: str = "full", batch: int = 64, shots: int = 256
         "events_untruncated": _dist(counts[~trunc]),
         "truncated_frac": float(trunc.mean()),
         "useful_events_per_s": float(counts.sum() / total),
-        **(lane_stats(counts, batch, trunc) if mode == "batches" else refill_stats(counts, batch, res["iterations"])),
+        **(lane_stats(counts, batch, trunc) if mode == "batches" else refill_stats(counts, res["stages"])),
     }
     batched["us_per_lane_iteration"] = 1e6 * total / batched["lane_iterations"]
 
@@ -423,6 +432,7 @@ def bench(table_name: str, rack: str = "full", batch: int = 64, shots: int = 256
             "seed": seed,
             "max_events": max_events,
             "log_capacity": log_capacity,
+            "tail_lanes": tail_lanes if mode == "lanes" else None,
             "setup_s": setup_s,
             "compilation_cache": _cache_dir_in_use(),
         },
@@ -725,6 +735,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--mode", choices=("lanes", "batches"), default="lanes",
                    help="lanes: simulate_many, each lane takes the next shot when its own ends (default); "
                         "batches: consecutive simulate_batch calls, each waiting for its slowest shot")
+    p.add_argument("--tail-lanes", type=int, default=16,
+                   help="lanes: the smallest lane count the tail of long shots is moved into (--batch or more: none)")
     p.add_argument("--shots", type=int, default=256, help="shots in all (rounded up to whole batches)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--max-events", type=int, default=None, help="event cap (default: the simulator's)")
@@ -774,7 +786,7 @@ def main(argv=None) -> int:
         )
     else:
         r = bench(args.table, args.rack, args.batch, args.shots, args.seed, args.max_events, args.log_capacity, args.single,
-                  args.mode)
+                  args.mode, args.tail_lanes)
         text = json.dumps(r, indent=2) if args.json else _report(r)
     if args.out:
         os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)

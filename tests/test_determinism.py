@@ -11,6 +11,7 @@ import pytest
 from cuegym.physics import (SLIDING, Shot, at_rest, get_spec, get_table, make_shot, perturb, simulate, simulate_batch,
                             simulate_many)
 from cuegym.physics.racks import pyramid_rack, random_positions
+from cuegym.physics.simulate import DEFAULT_LOG_CAPACITY, DEFAULT_MAX_EVENTS, _simulate_lanes
 
 
 def seeded_batch(seed, batch, n_balls, table_name="pyramid-12ft"):
@@ -74,16 +75,23 @@ def test_full_rack_batch_equals_shots_alone():
 
 def test_lanes_that_refill_give_each_shot_its_own_bytes():
     """simulate_many: 4 lanes take 16 shots of very different lengths (each lane restarts on
-    the next shot when its own ends); every result is the bytes of the shot run alone."""
+    the next shot when its own ends), and the tail's last live lane moves into a program of
+    one lane; every result is the bytes of the shot run alone."""
     table = get_table("pyramid-12ft")
     balls, shots = full_rack_breaks()
-    many = simulate_many(table, balls, shots, lanes=4)
+    many, stages = _simulate_lanes(table, balls, shots, lanes=4, max_events=DEFAULT_MAX_EVENTS,
+                                   log_capacity=DEFAULT_LOG_CAPACITY, throw=True, tail_lanes=1)
     counts = np.asarray(many[1].count)
     assert counts.max() > 2 * counts.min()  # lanes really finish at different times
+    assert [size for size, _ in stages] == [4, 1] and all(it > 0 for _, it in stages), stages
+    # every lane-iteration serves at most one event of one shot
+    assert sum(size * it for size, it in stages) >= counts.sum()
     for i in range(16):
         one = jax.tree_util.tree_map(lambda x: x[i], (balls, shots))
         alone = simulate(table, *one)
         assert digest(jax.tree_util.tree_map(lambda x: x[i], many)) == digest(alone), f"shot {i}"
+    public = simulate_many(table, balls, shots, lanes=4, tail_lanes=1)
+    assert digest(public) == digest(many)
 
 
 def test_simulate_many_rejects_moving_layouts_and_bad_lanes():
@@ -91,6 +99,8 @@ def test_simulate_many_rejects_moving_layouts_and_bad_lanes():
     balls, shots = full_rack_breaks(4)
     with pytest.raises(ValueError, match="lanes"):
         simulate_many(table, balls, shots, lanes=0)
+    with pytest.raises(ValueError, match="tail_lanes"):
+        simulate_many(table, balls, shots, lanes=4, tail_lanes=0)
     moving = balls._replace(state=balls.state.at[2, 3].set(SLIDING), v=balls.v.at[2, 3, 0].set(0.1))
     with pytest.raises(ValueError, match="balls: layout 2"):
         simulate_many(table, moving, shots, lanes=2)
