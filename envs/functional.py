@@ -473,6 +473,18 @@ def _pick(cond, a, b):
     return jax.tree_util.tree_map(lambda x, y: jnp.where(cond, x, y), a, b)
 
 
+def executed(shot: Shot) -> Shot:
+    """The stroke as played: each float parameter rounded to float32 (about 1e-7 relative,
+    far below the execution noise's sigmas). XLA may contract ``b + sigma * z`` into one
+    fused multiply-add in the program of one batch size and not in another's; that last-bit
+    difference would reach the physics and move the final positions, so a sub-env would
+    drift from its single-env twin. Rounded, the physics gets the same bits at any batch
+    size (a 1-ulp difference changes the float32 value only when it straddles a float32
+    rounding boundary, about 1 draw in 10^9)."""
+    f32 = lambda x: x.astype(jnp.float32).astype(jnp.float64)  # noqa: E731
+    return shot._replace(phi=f32(shot.phi), speed=f32(shot.speed), a=f32(shot.a), b=f32(shot.b), theta=f32(shot.theta))
+
+
 def step(env: FuncEnv, state: EnvState, action, key, opts: Options | None = None) -> EnvState:
     """Play one decision (a stroke, a lag stroke or a removal). ``action``: dict of arrays
     (see the module docstring)."""
@@ -523,6 +535,7 @@ def step(env: FuncEnv, state: EnvState, action, key, opts: Options | None = None
     aimed = Shot(cue, shot[0], shot[1], shot[2], shot[3], shot[4])
     noisy = perturb(key, aimed, opts.noise, spec.ball_radius)
     noisy = noisy._replace(speed=jnp.where(stroke, noisy.speed, 0.0))  # no stroke: nothing moves
+    noisy = executed(noisy)
     final, log, summ = _simulate_one(table, at_rest(xy_s, on_s), noisy, MAX_EVENTS, 2, True)
     played = jnp.stack([cue.astype(jnp.float64), noisy.phi, noisy.speed, noisy.a, noisy.b, noisy.theta])
     acted = g.to_play
