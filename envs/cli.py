@@ -73,7 +73,8 @@ def simulate_position(position, shot, max_events: int | None = None) -> dict:
     first checked against the referee state (a ball in hand is placed at ``shot.place``),
     and the result also has ``ruling``; ``next`` then carries the next referee state. In
     Moscow pyramid's ``remove_ball`` phase nothing is simulated: ``shot.choice`` names the
-    ball the opponent removes (MP-09)."""
+    ball the opponent removes (MP-09); nor in snooker's ``foul_choice``, where it is the
+    answer to the foul (SN-68, SN-58, SN-19, SN-50)."""
     import numpy as np
 
     from .physics import CUSHIONS, KIND_NAMES, OFF_TABLE, POCKETED, POCKETS, get_table, simulate
@@ -87,6 +88,12 @@ def simulate_position(position, shot, max_events: int | None = None) -> dict:
 
         if position.state is not None and position.state.get("phase") == "remove_ball":
             ruling, nxt = play.remove_ball(position, shot.choice)
+            return {"events": [], "final": None, "truncated": False, "shot": shot.to_dict(), "ruling": ruling, "next": nxt}
+        if position.state is not None and position.state.get("phase") == "foul_choice":
+            # snooker: the player to play answers a foul (play on, replay, restore after a miss)
+            from .rules import snooker_play
+
+            ruling, nxt = snooker_play.choose_position(position, shot.choice)
             return {"events": [], "final": None, "truncated": False, "shot": shot.to_dict(), "ruling": ruling, "next": nxt}
         prepared = play.prepare(position, shot)  # validates the call, places a ball in hand
     balls = prepared.balls if prepared is not None else position.ball_state()

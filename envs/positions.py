@@ -352,8 +352,9 @@ def parse_shot(data, position: Position) -> ShotSpec:
     if not isinstance(cue_ball, str):
         raise PositionError("shot.cue_ball", f"must be a ball id (a string), got {json.dumps(cue_ball)}")
     in_hand = data.get("place") is not None and cue_ball in position.ids  # placed by the shot
-    # a decision that is not a stroke (Moscow pyramid's removal after an in-off) strikes nothing
-    no_stroke = (position.state or {}).get("phase") == "remove_ball"
+    # a decision that is not a stroke (Moscow pyramid's removal after an in-off, the snooker
+    # player's choice after a foul) strikes nothing
+    no_stroke = (position.state or {}).get("phase") in ("remove_ball", "foul_choice")
     if cue_ball not in position.balls and not in_hand and not no_stroke:
         what = "is not on the table" if cue_ball in position.ids else "is not a ball of this position"
         raise PositionError("shot.cue_ball", f"ball {cue_ball!r} {what}; balls on the table: {_allowed(on_table)}")

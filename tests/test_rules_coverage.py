@@ -1,4 +1,4 @@
-"""Rules catalogue sanity and referee coverage of the Russian-billiards sections."""
+"""Rules catalogue sanity and referee coverage of the Russian-billiards and snooker (SN, AS) sections."""
 
 import importlib.util
 import re
@@ -9,6 +9,7 @@ from cuegym.rules import catalogue
 
 REPO = Path(__file__).resolve().parents[1]
 RUSSIAN_SECTIONS = ("RU-GEN", "RP", "AM", "MP")
+SNOOKER_SECTIONS = ("SN", "AS")
 
 
 def _load_script():
@@ -36,9 +37,17 @@ def test_rules_coverage_doc_is_up_to_date():
 
 
 def test_russian_clauses_implemented_and_tested():
-    cov = _load_script().coverage(RUSSIAN_SECTIONS)
+    _assert_covered(RUSSIAN_SECTIONS)
+
+
+def test_snooker_clauses_implemented_and_tested():
+    _assert_covered(SNOOKER_SECTIONS)
+
+
+def _assert_covered(sections):
+    cov = _load_script().coverage(sections)
     not_implemented, not_tested, no_entry, stray = [], [], [], []
-    for sec in RUSSIAN_SECTIONS:
+    for sec in sections:
         for c in catalogue.section(sec):
             tags = _tags(c)
             if "HUMAN" in tags and c.id not in catalogue.NOT_SIMULATED:

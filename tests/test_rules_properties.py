@@ -244,7 +244,7 @@ def test_moscow_pyramid_balls_are_never_created_or_lost(seed):
     _conservation("moscow-pyramid", seed)
 
 
-@pytest.mark.parametrize("game", sorted(GAMES))
+@pytest.mark.parametrize("game", sorted(g for g in GAMES if g not in ("snooker", "american-snooker")))
 def test_vmapped_batch_equals_one_by_one(game):
     rng = np.random.default_rng(7)
     mod = GAMES[game]

@@ -7,6 +7,11 @@ One module per game over a shared module per family (DESIGN.md §4):
 * :mod:`~cuegym.rules.russian_pyramid` (RP), :mod:`~cuegym.rules.americanka` (AM),
   :mod:`~cuegym.rules.moscow_pyramid` (MP); :mod:`~cuegym.rules.ball_count` holds what AM
   and MP share.
+* :mod:`~cuegym.rules.snooker` (SN) — international snooker, with its own state
+  (``SnookerState``) and phases; :mod:`~cuegym.rules.snooker_sight` (snookered, angled),
+  :mod:`~cuegym.rules.snooker_respot` (colours back on their spots),
+  :mod:`~cuegym.rules.snooker_play` (its position and shot files);
+  :mod:`~cuegym.rules.american_snooker` (AS) — the same referee under the American rules.
 * :mod:`~cuegym.rules.respot` — where balls go back on the table.
 * :mod:`~cuegym.rules.base` — game state, declaration and ruling; :mod:`~cuegym.rules.catalogue`
   — every clause id of the rulebook catalogue.
@@ -17,13 +22,15 @@ start_xy, start_on, final) -> (Ruling, GameState)``, jit-able with the table spe
 vmap-able over a batch of tables.
 """
 
-from . import americanka, moscow_pyramid, russian_pyramid
+from . import american_snooker, americanka, moscow_pyramid, russian_pyramid, snooker
 from .base import Declaration, GameState, Ruling, clause_ids, declare
 
 GAMES = {
     russian_pyramid.GAME: russian_pyramid,
     americanka.GAME: americanka,
     moscow_pyramid.GAME: moscow_pyramid,
+    snooker.GAME: snooker,
+    american_snooker.GAME: american_snooker,
 }
 """Game name (as in position files) -> referee module."""
 

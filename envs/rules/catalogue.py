@@ -456,6 +456,23 @@ NOT_SIMULATED: dict[str, str] = {
     "RU-GEN-66": "n/a: protests are outside the simulation",
     "RU-GEN-67": "n/a: the simulator's event record is final",
     "RP-20": "inject:deliberate(flag); intent cannot be judged (objective trigger: AMB-26)",
+    # SN (snooker): codes of cuegym.rules.snooker.SNOOKER_INJECT_NAMES
+    "SN-31": "inject:mis_spotted_ball(ball) (the referee re-spots automatically, AMB-40)",
+    "SN-32": "inject:mis_spotted_late(ball)",
+    "SN-33": "n/a: the referee re-spots every ball itself",
+    "SN-34": "inject:colour_not_respotted(ball)",
+    "SN-45": "inject:touched_ball(ball)",
+    "SN-54": "n/a: the engine never moves a touching ball by itself (AMB-42(a))",
+    "SN-57": "PHYS proxy (AMB-38): a miss whenever a ball on could have been hit and was not",
+    "SN-72": "inject:early_stroke",
+    "SN-74": "inject:feet_off_floor",
+    "SN-75": "inject:out_of_turn (the environment enforces turn order)",
+    "SN-84": "inject:mis_spotted_ball(ball)",
+    "SN-85": "inject:touched_ball(ball)",
+    "SN-89": "inject:used_ball_out_of_play",
+    # AS (American snooker): the snooker codes
+    "AS-28": "inject:mis_spotted_ball(ball) (the referee re-spots automatically, AMB-40)",
+    "AS-29": "inject:mis_spotted_late(ball)",
 }
 
 

@@ -32,6 +32,9 @@ from .base import FRAME_OVER, IN_HAND_HOUSE, IN_HAND_REAR, LAG, PHASE_NAMES, REM
 from .files import declaration_from_shot, parse_inject, ruling_to_dict, state_from_dict, state_to_dict
 
 
+SNOOKER_GAMES = ("snooker", "american-snooker")  # games judged by cuegym.rules.snooker_play (own state and phases)
+
+
 class Prepared(NamedTuple):
     game: object  # the referee module
     state: object  # GameState
@@ -56,6 +59,10 @@ def prepare(position: Position, shot) -> Prepared:
     call (RP-09).
     """
     game = referee(position)
+    if game.GAME in SNOOKER_GAMES:  # snooker has its own state, phases and declarations
+        from . import snooker_play
+
+        return snooker_play.prepare(position, shot)
     ids = position.ids
     xy, on = position.xy(), position.on_table()
     state = state_from_dict(position.state, ids, on)
@@ -141,6 +148,10 @@ def next_position_dict(position: Position, ruling, state) -> dict:
 
 def judge_position(position: Position, prepared: Prepared, summary, final) -> tuple[dict, dict]:
     """Rule on a stroke: ``(ruling, next position)`` as JSON-ready dicts."""
+    if position.game in SNOOKER_GAMES:
+        from . import snooker_play
+
+        return snooker_play.judge_position(position, prepared, summary, final)
     spec = get_spec(position.table)
     judge = _judge(position.game, spec)
     ruling, state = judge(prepared.state, prepared.decl, summary, jnp.asarray(prepared.xy), jnp.asarray(prepared.on), final)
