@@ -1,1 +1,21 @@
-"""cuegym.agents: baseline and search agents (see the agents issue)."""
+"""cuegym.agents: agents for the cuegym envs, one protocol: ``act(observation, key) -> action``.
+
+* :class:`RandomAgent` — uniformly random legal decisions.
+* :class:`GhostBallAgent` — ghost-ball geometry: the easiest pot first, a safety otherwise.
+* :class:`SearchAgent` — candidate strokes simulated under execution noise, scored by the
+  referee's points and the position left.
+
+Each is built for an env id (with its options) or a :class:`cuegym.functional.FuncEnv`, and
+``agent.as_opponent(seed)`` is a callable opponent for ``gymnasium.make(id, opponent=...)``.
+docs/agents.md describes them and the figures measured.
+"""
+
+from .base import Agent, make_func_env, state_from_observation
+from .baselines import GhostBallAgent, RandomAgent
+from .search import Budget, SearchAgent
+
+AGENTS = {"random": RandomAgent, "ghost": GhostBallAgent, "search": SearchAgent}
+"""Name -> agent class."""
+
+__all__ = ["AGENTS", "Agent", "Budget", "GhostBallAgent", "RandomAgent", "SearchAgent", "make_func_env",
+           "state_from_observation"]

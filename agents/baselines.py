@@ -1,0 +1,173 @@
+"""Baseline agents: :class:`RandomAgent` (uniform legal decisions) and
+:class:`GhostBallAgent` (ghost-ball geometry, no simulation).
+
+Both run one small jitted program per task and table (no physics inside), on the state
+rebuilt from the observation (:func:`cuegym.agents.base.state_from_observation`).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+
+from cuegym import functional as F
+from cuegym.rules import russian as ru
+from cuegym.rules.base import IN_HAND_HOUSE, IN_HAND_REAR, LAG, REMOVE_BALL
+
+from . import geometry as G
+from .base import Agent, state_from_observation
+
+
+class Plans(NamedTuple):
+    """The K best ghost-ball pots of a position, best first, each (K,): ``spot`` (K, 2) [m]
+    where the ball in hand goes (the current place of the struck ball otherwise), ``s``,
+    ``j``, ``p`` striker, object ball, pocket, ``phi`` [rad], ``speed`` [m/s], ``score``
+    (-inf: fewer than K pots are on)."""
+
+    spot: jnp.ndarray
+    s: jnp.ndarray
+    j: jnp.ndarray
+    p: jnp.ndarray
+    phi: jnp.ndarray
+    speed: jnp.ndarray
+    score: jnp.ndarray
+
+
+def _in_hand(phase):
+    return (phase == IN_HAND_HOUSE) | (phase == IN_HAND_REAR)
+
+
+def _targets(env: F.FuncEnv, state: F.EnvState, xy):
+    """(N,) bool: the object balls a stroke may aim at: those on the table; from hand, only
+    those outside the in-hand region (RU-GEN-19/44); PotShot's object ball."""
+    ids = jnp.arange(env.n_balls)
+    hand = F.HAND_BALL[env.task]
+    on = state.on
+    phase = state.game.phase
+    if env.task not in F.REFEREES:
+        return on & (ids != 0)
+    outside = ~ru.in_region(env.spec, phase, xy)
+    return jnp.where(_in_hand(phase), on & (ids != hand) & outside, on)
+
+
+def _top(score, k):
+    flat = score.reshape(-1)
+    k = min(k, flat.shape[0])
+    return jax.lax.top_k(flat, k)
+
+
+def ghost_plans(env: F.FuncEnv, state: F.EnvState, k: int) -> Plans:
+    """(traceable) The ``k`` best pots of ``state`` by :class:`cuegym.agents.geometry.Pots`
+    score. From hand every spot of :func:`cuegym.agents.geometry.hand_spots` where the ball
+    may legally go is tried."""
+    spec = env.spec
+    r = spec.ball_radius
+    n = env.n_balls
+    hand = F.HAND_BALL[env.task]
+    strikers = F.legal_masks(env, state)["cue_ball"]
+    xy, on = state.xy, state.on
+    phase = state.game.phase
+
+    def from_position(_):
+        pts = G.pots(env.table, r, xy, on, strikers, _targets(env, state, xy))
+        score, idx = _top(pts.score, k)
+        s, j, p = idx // (n * 6), (idx // 6) % n, idx % 6
+        return Plans(xy[s], s, j, p, pts.phi.reshape(-1)[idx], pts.speed.reshape(-1)[idx], score)
+
+    if env.task not in F.REFEREES:
+        return from_position(None)
+
+    def from_hand(_):
+        spots = G.hand_spots(env.table, spec, phase, xy, _targets(env, state, xy))
+        legal = jax.vmap(lambda q: ru.placement_ok(spec, phase, xy, on, hand, q))(spots)
+
+        def at(q):
+            xy2, on2 = xy.at[hand].set(q), on.at[hand].set(True)
+            return G.pots(env.table, r, xy2, on2, strikers, _targets(env, state, xy2))
+
+        pts = jax.vmap(at)(spots)  # (M, S, J, P)
+        score, idx = _top(jnp.where(legal[:, None, None, None], pts.score, -jnp.inf), k)
+        m, rest = idx // (n * n * 6), idx % (n * n * 6)
+        s, j, p = rest // (n * 6), (rest // 6) % n, rest % 6
+        return Plans(spots[m], s, j, p, pts.phi.reshape(-1)[idx], pts.speed.reshape(-1)[idx], score)
+
+    return jax.lax.cond(_in_hand(phase), from_hand, from_position, None)
+
+
+def ghost_decision(env: F.FuncEnv, state: F.EnvState, plans: Plans | None = None):
+    """(traceable) The ghost-ball agent's action dict for ``state`` and whether a pot was
+    found (() bool). The best plan (:func:`ghost_plans`) with draw, else a safety
+    (:func:`cuegym.agents.geometry.safety`); Russian pyramid calls the plan's ball and
+    pocket; from hand the plan's spot (the built-in ghost's spot for a safety), projected to
+    a legal one; remove_ball: :func:`cuegym.agents.geometry.removal_choice`; the penalty
+    ball of an Americanka or Moscow stroke: the lowest-numbered one allowed; the lag: the
+    built-in ghost's lag stroke."""
+    spec = env.spec
+    hand = F.HAND_BALL[env.task]
+    plans = ghost_plans(env, state, 1) if plans is None else plans
+    masks = F.legal_masks(env, state)
+    phase = state.game.phase
+    in_hand = _in_hand(phase)
+    found = jnp.isfinite(plans.score[0])
+    # the safety, with a ball in hand at the built-in ghost's spot
+    spot = F.ghost_spot(spec, phase)
+    if env.task in F.REFEREES:
+        spot, _ = F.project_place(spec, phase, state.xy, state.on, hand, spot)
+    xy = jnp.where(in_hand, state.xy.at[hand].set(spot), state.xy)
+    on = jnp.where(in_hand, state.on.at[hand].set(True), state.on)
+    s0, j0, phi0, speed0 = G.safety(spec, xy, on, masks["cue_ball"], _targets(env, state, xy) & on)
+    place = jnp.where(found, plans.spot[0], spot)
+    if env.task in F.REFEREES:
+        place, _ = F.project_place(spec, phase, state.xy, state.on, hand, place)
+    j = jnp.where(found, plans.j[0], j0)
+    shot = jnp.stack([jnp.where(found, plans.phi[0], phi0), jnp.where(found, plans.speed[0], speed0), 0.0,
+                      jnp.where(found, G.DRAW, 0.0), 0.0])
+    choice = jnp.where(phase == REMOVE_BALL, G.removal_choice(env.table, state.xy, state.on, masks["choice"]),
+                       G.first_true(masks["choice"]))
+    action = {
+        "shot": shot,
+        "place": place,
+        "cue_ball": jnp.where(found, plans.s[0], s0).astype(jnp.int32),
+        "ball": j.astype(jnp.int32),
+        "pocket": jnp.where(found, plans.p[0], G.nearest_pocket(env.table, state.xy[j])).astype(jnp.int32),
+        "choice": choice.astype(jnp.int32),
+    }
+    if env.task in F.REFEREES or env.task == "lag":
+        lag = F.ghost_action(env, state)
+        is_lag = phase == LAG
+        action["shot"] = jnp.where(is_lag, lag["shot"], action["shot"])
+        action["place"] = jnp.where(is_lag, lag["place"], action["place"])
+    return action, found
+
+
+@functools.lru_cache(maxsize=None)
+def _ghost_program(env: F.FuncEnv):
+    return jax.jit(lambda obs: ghost_decision(env, state_from_observation(env, obs)))
+
+
+@functools.lru_cache(maxsize=None)
+def _random_program(env: F.FuncEnv):
+    return jax.jit(lambda obs, key: F.random_action(env, state_from_observation(env, obs), key))
+
+
+class RandomAgent(Agent):
+    """Uniformly random legal decisions (:func:`cuegym.functional.random_action`): the shot
+    uniform over its limits, the placement uniform over the phase's region, the integer
+    fields uniform over the observation's legal masks."""
+
+    def _decide(self, obs, key):
+        return _random_program(self.env)(obs, key), {}
+
+
+class GhostBallAgent(Agent):
+    """Ghost-ball geometry only (:func:`ghost_decision`): the easiest pot first, at the
+    speed its two straight paths need, with draw; legal calls, nominations and placements;
+    a full-ball safety when nothing is on. Deterministic: the key is not used.
+    ``last_info["found"]``: whether a pot was on."""
+
+    def _decide(self, obs, key):
+        action, found = _ghost_program(self.env)(obs)
+        return action, {"found": bool(found)}

@@ -1,0 +1,387 @@
+"""The search agent: candidate strokes around the ghost-ball aims, each played several times
+under execution noise in one batched call of the env's own step program, scored by the
+referee's points plus the value of the position left.
+
+One round: C candidates (:func:`propose`): the K best ghost-ball pots exactly, then the same
+pots with the aim, speed and spin varied, a share of random legal strokes and the ghost's
+own decision (a safety when no pot is on). Each candidate is copied S times and the C x S
+lanes go through :func:`cuegym.functional.batched`'s ``step`` with the agent's noise level:
+the env's bad-action guards, ``cuegym.physics.perturb`` noise from each lane's key, the
+physics and the game's referee, exactly as the env would play them. A lane's value is the
+striker's points from the referee (PotShot: 1 for a clean pot; Lag: the lag score) plus
+``position_weight`` x the best ghost-ball pot score of the layout left, counted for the
+striker when he plays on and against him when the opponent does. Each candidate's mean
+is then averaged with its neighbours within about the noise (:func:`smooth`), which damps
+picking a candidate for its lucky draws. The next rounds sweep the aim of the best
+candidates over a fine grid (:func:`refine`). The action is the candidate with the best
+smoothed value in the last round; ``last_info["success"]`` is the smoothed share of noisy
+copies that scored (PotShot: potted), an estimate of its success probability.
+
+Compiled programs: the step is the env's program for a batch of C x S tables (the same
+one a vector env of that size runs), plus two small proposal programs and a scoring one
+per (task, table, C, S). Lag strokes (a game's lag phase, Lag-v0) are searched with the
+Lag task's program, for player 1 in the mirror image of player 0's half.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import math
+import time
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from cuegym import functional as F
+from cuegym.physics.noise import SIGMA_PHI, SIGMA_SPEED, SIGMA_TIP
+from cuegym.rules.base import FRAME_OVER, LAG, NORMAL
+
+from . import geometry as G
+from .base import Agent, state_from_observation
+from .baselines import _in_hand, _targets, ghost_decision, ghost_plans
+
+FIELDS = ("shot", "place", "cue_ball", "ball", "pocket", "choice")
+
+
+@dataclasses.dataclass(frozen=True)
+class Budget:
+    """The search's knobs. ``candidates`` C and ``samples`` S (noisy copies of each) per
+    round; ``rounds`` (the first around the ghost-ball pots, the next ones around the best
+    candidates so far); ``plans`` K ghost-ball pots tried; ``random_share`` of C drawn at
+    random; ``elites`` candidates a refining round varies; ``time_budget`` [s]: no new round
+    starts once a decision has taken this long (None: always ``rounds``; a budget that
+    binds makes the decision depend on the machine's speed)."""
+
+    candidates: int = 64
+    samples: int = 16
+    rounds: int = 2
+    plans: int = 8
+    random_share: float = 0.125
+    elites: int = 4
+    time_budget: float | None = 2.0
+
+    def __post_init__(self):
+        for name, lo in (("candidates", 2), ("samples", 1), ("rounds", 1), ("plans", 1), ("elites", 1)):
+            v = getattr(self, name)
+            if not (isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v >= lo):
+                raise ValueError(f"{name}: an integer >= {lo}, got {v!r}")
+        if not 0.0 <= self.random_share < 1.0:
+            raise ValueError(f"random_share: in [0, 1), got {self.random_share!r}")
+        if self.elites > self.candidates:
+            raise ValueError(f"elites: at most candidates ({self.candidates}), got {self.elites}")
+        if self.time_budget is not None and not self.time_budget > 0:
+            raise ValueError(f"time_budget: None or > 0 seconds, got {self.time_budget!r}")
+
+
+DEFAULT_BUDGETS = {
+    "pot-shot": Budget(candidates=64, samples=16, rounds=4),
+    "lag": Budget(candidates=64, samples=8),
+    # a full rack costs about 100x a two-ball table per lane (the batch waits for its
+    # longest stroke): fewer lanes
+    "russian-pyramid": Budget(candidates=32, samples=4),
+    "americanka": Budget(candidates=32, samples=4),
+    "moscow-pyramid": Budget(candidates=32, samples=4),
+}
+
+# Variation of the candidates around a ghost-ball pot (first round) and around an elite
+# (refining rounds): aim [rad], log-speed, tip offsets [ball radii].
+WIDE = {"phi": math.radians(3.0), "speed": (-0.7, 0.3), "a": 0.15, "b": (-0.6, 0.4)}
+NARROW = {"phi": math.radians(0.6), "speed": 0.05, "a": 0.05, "b": 0.1}
+RANDOM_SPEED = (0.5, 4.5)  # m/s: random strokes no harder than this (the batch waits for its longest stroke)
+
+
+def _clip_shot(shot):
+    return jnp.clip(shot, jnp.asarray(F.SHOT_LOW), jnp.asarray(F.SHOT_HIGH))
+
+
+def _vary(key, shot, wide: bool, rank=None, per=None):
+    """``shot`` (C, 5) with its aim, speed and spin varied. Wide (first round): the aim
+    offsets of the ``per`` candidates on one pot (``rank`` 0 .. per - 1 among them) are
+    stratified over +-``WIDE["phi"]`` (throw shifts a pot's window by up to a few degrees,
+    and the window is often under a degree wide), log-speed and spin uniform. Narrow
+    (refining): the aim kept, Gaussian steps of :data:`NARROW` speed and spin."""
+    k = jax.random.split(key, 5)
+    c = shot.shape[0]
+    if wide:
+        w = WIDE
+        u = (rank + jax.random.uniform(k[0], (c,))) / per
+        phi = shot[:, 0] + w["phi"] * (2 * u - 1)
+        speed = shot[:, 1] * jnp.exp(jax.random.uniform(k[1], (c,), minval=w["speed"][0], maxval=w["speed"][1]))
+        a = shot[:, 2] + w["a"] * jax.random.normal(k[2], (c,))
+        b = jax.random.uniform(k[3], (c,), minval=w["b"][0], maxval=w["b"][1])
+    else:
+        w = NARROW
+        phi = shot[:, 0]
+        speed = shot[:, 1] * jnp.exp(w["speed"] * jax.random.normal(k[1], (c,)))
+        a = shot[:, 2] + w["a"] * jax.random.normal(k[2], (c,))
+        b = shot[:, 3] + w["b"] * jax.random.normal(k[3], (c,))
+    return _clip_shot(jnp.stack([jnp.mod(phi, 2 * jnp.pi), speed, a, b, shot[:, 4]], -1))
+
+
+def propose(env: F.FuncEnv, state: F.EnvState, key, budget: Budget) -> dict:
+    """(traceable) The first round's C candidate actions (each field with a leading C):
+    the ``plans`` best ghost-ball pots exactly, then varied (:data:`WIDE`) round-robin over
+    them, ``random_share`` random legal strokes (speed at most ``RANDOM_SPEED``, level cue)
+    and, last, the ghost's decision (the safety when no pot is on)."""
+    c_all = budget.candidates
+    n_rand = int(budget.random_share * c_all)
+    c = c_all - n_rand
+    plans = ghost_plans(env, state, budget.plans)
+    ghost, _ = ghost_decision(env, state, plans)
+    k_vary, k_rand = jax.random.split(key)
+    valid = jnp.isfinite(plans.score)
+    count = jnp.sum(valid)
+    idx = jnp.arange(c)
+    which = idx % jnp.maximum(count, 1)
+    has = count > 0
+    shot0 = jnp.stack([plans.phi[which], plans.speed[which], jnp.zeros(c), jnp.full(c, G.DRAW), jnp.zeros(c)], -1)
+    shot0 = jnp.where(has, shot0, ghost["shot"][None])
+    exact = has & (idx < count)
+    n_pots = jnp.maximum(count, 1)
+    rank = jnp.maximum(idx // n_pots - 1, 0)  # after its exact copy, the pot's k-th varied candidate
+    per = jnp.maximum((c + n_pots - 1) // n_pots - 1, 1)
+    shot = jnp.where(exact[:, None], shot0, _vary(k_vary, shot0, True, rank, per))
+    place = jnp.where(has, plans.spot[which], ghost["place"][None])
+    if env.task in F.REFEREES:
+        place = jax.vmap(lambda q: F.project_place(env.spec, state.game.phase, state.xy, state.on,
+                                                   F.HAND_BALL[env.task], q)[0])(place)
+    pick = lambda plan, gh: jnp.where(has, plan[which], gh).astype(jnp.int32)  # noqa: E731
+    out = {
+        "shot": shot,
+        "place": place,
+        "cue_ball": pick(plans.s, ghost["cue_ball"]),
+        "ball": pick(plans.j, ghost["ball"]),
+        "pocket": pick(plans.p, ghost["pocket"]),
+        "choice": jnp.broadcast_to(ghost["choice"], (c,)),
+    }
+    if n_rand:
+        rnd = jax.vmap(lambda k: F.random_action(env, state, k))(jax.random.split(k_rand, n_rand))
+        kk = jax.random.split(jax.random.fold_in(k_rand, 1), 2)
+        speed = jax.random.uniform(kk[0], (n_rand,), minval=RANDOM_SPEED[0], maxval=RANDOM_SPEED[1])
+        tip = jax.random.uniform(kk[1], (n_rand, 2), minval=-0.5, maxval=0.5)
+        rnd["shot"] = jnp.concatenate([rnd["shot"][:, :1], speed[:, None], tip, jnp.zeros((n_rand, 1))], -1)
+        rnd["choice"] = jnp.broadcast_to(ghost["choice"], (n_rand,))
+        out = {k: jnp.concatenate([out[k], rnd[k].astype(out[k].dtype)], 0) for k in FIELDS}
+    # the ghost's own decision last: the safety when no pot is on
+    return {k: out[k].at[-1].set(jnp.asarray(ghost[k]).astype(out[k].dtype)) for k in FIELDS}
+
+
+def refine(elites: dict, key, budget: Budget) -> dict:
+    """(traceable) A refining round's C candidates: C / M on each of the M ``elites``, the
+    elite with its aim moved over a regular grid of +-``NARROW["phi"]`` (with the smoothing
+    of :func:`smooth` this maps where in the pot's window the elite sits), the rest (C mod
+    M) on the best elite with small Gaussian steps of speed and spin."""
+    m = elites["shot"].shape[0]
+    c = budget.candidates
+    per = c // m
+    idx = jnp.arange(c)
+    e = jnp.minimum(idx // per, m - 1)
+    out = {k: v[e] for k, v in elites.items()}
+    rank = idx % per
+    offset = NARROW["phi"] * ((rank - (per - 1) / 2) / max((per - 1) / 2, 1))
+    shot = out["shot"].at[:, 0].add(jnp.where(idx < per * m, offset, 0.0))
+    varied = _vary(key, shot, False)
+    out["shot"] = _clip_shot(jnp.where((idx < per * m)[:, None], shot, varied))
+    return out
+
+
+def lag_propose(env: F.FuncEnv, key, budget: Budget) -> dict:
+    """(traceable) C lag strokes for player 0 (left half of the house): the built-in
+    ghost's lag first, then places across the half and the house, the aim within a
+    degree of straight up the table, speed within 15 % of the ghost's, top spin."""
+    spec = env.spec
+    c = budget.candidates
+    lo, hi = F.lag_region(spec, 0)
+    k = jax.random.split(key, 5)
+    place = jax.random.uniform(k[0], (c, 2), minval=lo, maxval=hi)
+    v0 = F.ghost_lag_speed(spec)
+    phi = jnp.pi / 2 + math.radians(1.0) * jax.random.normal(k[1], (c,))
+    speed = v0 * jax.random.uniform(k[2], (c,), minval=0.85, maxval=1.15)
+    b = jax.random.uniform(k[3], (c,), minval=0.0, maxval=0.6)
+    shot = jnp.stack([phi, speed, jnp.zeros(c), b, jnp.zeros(c)], -1)
+    place = place.at[0].set(jnp.stack([(lo[0] + hi[0]) / 2, jnp.asarray(spec.head_line / 2)]))
+    shot = shot.at[0].set(jnp.asarray([jnp.pi / 2, v0, 0.0, F.GHOST_LAG_B, 0.0]))
+    z = jnp.zeros(c, jnp.int32)
+    return {"shot": _clip_shot(shot), "place": place, "cue_ball": z, "ball": z, "pocket": z, "choice": z}
+
+
+def mirror_lag(env: F.FuncEnv, action: dict) -> dict:
+    """Player 0's lag stroke as player 1's: mirrored in the long string (x -> W - x, the
+    aim phi -> pi - phi, side spin a -> -a)."""
+    w = env.spec.width
+    shot = np.asarray(action["shot"], np.float64).copy()
+    shot[0] = np.mod(np.pi - shot[0], 2 * np.pi)
+    shot[2] = -shot[2]
+    place = np.asarray(action["place"], np.float64).copy()
+    place[0] = w - place[0]
+    return {**action, "shot": shot, "place": place}
+
+
+def lane_value(env: F.FuncEnv, actor, nxt: F.EnvState, weight):
+    """(traceable) One noisy copy's (value, scored): the actor's points from the referee
+    (the reward over ``reward_scale``) plus ``weight`` x the best ghost-ball pot score of the
+    layout left (:func:`cuegym.agents.geometry.best_pot_score`, a ball in hand at the
+    built-in ghost's spot), for the actor when he plays on, against him when the opponent
+    does, 0 when no stroke follows."""
+    points = nxt.rewards[actor] / env.scale
+    if env.task not in F.REFEREES:
+        return points, points > 0
+    g = nxt.game
+    hand = F.HAND_BALL[env.task]
+    in_hand = _in_hand(g.phase)
+    stroke = ((g.phase == NORMAL) | in_hand) & ~nxt.terminated
+    spot = F.ghost_spot(env.spec, g.phase)
+    xy = jnp.where(in_hand, nxt.xy.at[hand].set(spot), nxt.xy)
+    on = jnp.where(in_hand, nxt.on.at[hand].set(True), nxt.on)
+    strikers = F.legal_masks(env, nxt)["cue_ball"]
+    pos = G.best_pot_score(env.table, env.spec.ball_radius, xy, on, strikers, _targets(env, nxt, xy) & on)
+    sign = jnp.where(g.to_play == actor, 1.0, -1.0)
+    return points + weight * jnp.where(stroke, sign * pos, 0.0), points > 0
+
+
+def smooth(env: F.FuncEnv, cands: dict, value, success, level):
+    """(traceable) Each candidate's mean value and success (C,) averaged with the
+    candidates that differ from it by about the execution noise (Gaussian weights with the
+    noise's sigmas at ``level``, at least half the tournament's; same ball, call, pocket and
+    place): S noisy copies of one candidate are few, and the neighbours' copies are, to
+    first order, more draws of the same distribution. This damps picking a candidate for
+    its lucky draws."""
+    f = jnp.maximum(level, 0.5)
+    shot = cands["shot"]
+    tip = SIGMA_TIP / env.spec.ball_radius
+    dphi = jnp.mod(shot[:, None, 0] - shot[None, :, 0] + jnp.pi, 2 * jnp.pi) - jnp.pi
+    z2 = ((dphi / (SIGMA_PHI * f)) ** 2 + ((shot[:, None, 1] - shot[None, :, 1]) / (SIGMA_SPEED * f)) ** 2
+          + ((shot[:, None, 2] - shot[None, :, 2]) / (tip * f)) ** 2
+          + ((shot[:, None, 3] - shot[None, :, 3]) / (tip * f)) ** 2)
+    same = jnp.all(jnp.abs(cands["place"][:, None] - cands["place"][None]) < 1e-4, -1)
+    for k in ("cue_ball", "ball", "pocket"):
+        same = same & (cands[k][:, None] == cands[k][None])
+    w = jnp.where(same, jnp.exp(-0.5 * z2), 0.0)
+    total = jnp.sum(w, -1)
+    return (w @ value) / total, (w @ success) / total
+
+
+@functools.lru_cache(maxsize=None)
+def _programs(env: F.FuncEnv, budget: Budget):
+    """The jitted pieces of one (task, table, C, S): proposals, lane preparation, scoring;
+    the step itself is the env's program (:func:`cuegym.functional.batched`)."""
+    c, s = budget.candidates, budget.samples
+    b = c * s
+
+    @jax.jit
+    def first(obs, key):
+        state = state_from_observation(env, obs)
+        ghost, found = ghost_decision(env, state)
+        strokes = jnp.any(F.legal_masks(env, state)["cue_ball"])
+        return state, propose(env, state, key, budget), ghost, found, strokes
+
+    @jax.jit
+    def again(elites, key):
+        return refine(elites, key, budget)
+
+    @jax.jit
+    def lag_first(key):
+        return lag_propose(env, key, budget)
+
+    @jax.jit
+    def lanes(state, cands, key):
+        tile = lambda x: jnp.broadcast_to(x, (b,) + x.shape)  # noqa: E731
+        states = jax.tree_util.tree_map(tile, state)
+        actions = {k: jnp.repeat(v, s, axis=0) for k, v in cands.items()}  # candidate-major
+        keys = jax.random.split(key, b)
+        return states, actions, keys, jnp.zeros(b, bool), jnp.ones(b, bool), jnp.zeros(b, jnp.int32)
+
+    @functools.partial(jax.jit, static_argnames="elites")
+    def score(state, cands, nxt, weight, level, elites):
+        actor = state.game.to_play
+        value, scored = jax.vmap(lambda st: lane_value(env, actor, st, weight))(nxt)
+        value, success = smooth(env, cands, value.reshape(c, s).mean(-1), scored.reshape(c, s).mean(-1), level)
+        top = jax.lax.top_k(value, elites)[1]
+        return value, success, top
+
+    return first, again, lag_first, lanes, score
+
+
+class SearchAgent(Agent):
+    """Simulation search (module docstring). ``env``, ``options``: as :class:`Agent`.
+    Knobs: ``candidates``, ``samples``, ``rounds``, ``plans``, ``random_share``,
+    ``elites``, ``time_budget`` (:class:`Budget`; None takes the task's default of
+    :data:`DEFAULT_BUDGETS`), ``noise`` the execution-noise level the candidates are scored
+    under (a multiple of the tournament sigmas; None: the env's ``noise``),
+    ``position_weight`` (points per unit of ghost-ball pot score; default 0.5, 0 on the
+    one-stroke tasks). ``last_info``: ``success`` (the chosen candidate's estimated
+    probability of scoring, in [0, 1]; None for a removal or a finished frame), ``value``
+    (its estimated mean value), ``found`` (a ghost-ball pot was on), ``rounds`` (rounds run), ``lanes`` (C x S),
+    ``time_s``."""
+
+    def __init__(self, env, *, candidates=None, samples=None, rounds=None, plans=None, random_share=None,
+                 elites=None, time_budget="default", noise=None, position_weight=0.5, **options):
+        super().__init__(env, **options)
+        base = DEFAULT_BUDGETS[self.env.task]
+        given = {"candidates": candidates, "samples": samples, "rounds": rounds, "plans": plans,
+                 "random_share": random_share, "elites": elites}
+        given = {k: v for k, v in given.items() if v is not None}
+        if time_budget != "default":
+            given["time_budget"] = time_budget
+        self.budget = dataclasses.replace(base, **given)
+        level = self.env.noise if noise is None else noise
+        if not (isinstance(level, (int, float)) and math.isfinite(level) and level >= 0):
+            raise ValueError(f"noise: a finite multiple of the tournament sigmas, >= 0, got {noise!r}")
+        self.noise = float(level)
+        if not (isinstance(position_weight, (int, float)) and math.isfinite(position_weight)):
+            raise ValueError(f"position_weight: a finite number, got {position_weight!r}")
+        self.position_weight = float(position_weight) if self.env.task in F.REFEREES else 0.0
+        self.lag_env = F.FuncEnv(task="lag", table=self.env.table) if self.env.task in F.REFEREES else self.env
+
+    def _opts(self, env):
+        return F.options(env)._replace(noise=jnp.asarray(self.noise, jnp.float64))
+
+    def _run(self, env, state, cands, key, t0, again):
+        """Evaluate ``cands`` and refine; returns (best action, value, success, rounds)."""
+        budget = self.budget
+        _, _, _, lanes, score = _programs(env, budget)
+        step = F.batched(env).step
+        opts = self._opts(env)
+        weight = jnp.asarray(self.position_weight, jnp.float64)
+        level = jnp.asarray(self.noise, jnp.float64)
+        rounds = 0
+        for r in range(budget.rounds):
+            if r and budget.time_budget is not None and time.perf_counter() - t0 > budget.time_budget:
+                break
+            k_eval, k_next = jax.random.split(jax.random.fold_in(key, r))
+            args = lanes(state, cands, k_eval)
+            nxt, _, _ = step(*args, opts)
+            value, success, top = score(state, cands, nxt, weight, level, budget.elites)
+            rounds += 1
+            best = int(top[0])
+            result = ({k: v[best] for k, v in cands.items()}, float(value[best]), float(success[best]))
+            if r + 1 < budget.rounds:
+                cands = again({k: v[top] for k, v in cands.items()}, k_next)
+        return (*result, rounds)
+
+    def _decide(self, obs, key):
+        t0 = time.perf_counter()
+        phase = int(obs["phase"])
+        info = {"lanes": self.budget.candidates * self.budget.samples}
+        if phase == LAG:
+            env = self.lag_env
+            first, again, lag_first, _, _ = _programs(env, self.budget)
+            state = F.init(env, jax.random.PRNGKey(0))  # the lag table, player 0's half
+            k_prop, k_run = jax.random.split(key)
+            cands = lag_first(k_prop)
+            action, value, success, rounds = self._run(env, state, cands, k_run, t0, again)
+            if int(obs["to_play"]) == 1:
+                action = mirror_lag(self.env, action)
+            return action, {**info, "success": success, "value": value, "found": False, "rounds": rounds}
+        first, again, _, _, _ = _programs(self.env, self.budget)
+        k_prop, k_run = jax.random.split(key)
+        state, cands, ghost, found, strokes = first(obs, k_prop)
+        found = bool(found)
+        if phase == FRAME_OVER or not bool(strokes):
+            # no stroke to play (remove_ball, a finished frame): the ghost's decision
+            return ghost, {**info, "success": None, "value": None, "found": found, "rounds": 0}
+        action, value, success, rounds = self._run(self.env, state, cands, k_run, t0, again)
+        return action, {**info, "success": success, "value": value, "found": found, "rounds": rounds}
+
