@@ -1,0 +1,570 @@
+"""Train a stable-baselines3 learner (PPO or SAC) on a cuegym env, evaluating it as it learns.
+
+    python experiments/train.py --env cuegym/PotShot-v0 --algo ppo|sac --steps 60000 --seed 0 \\
+        [--num-envs 8] [--eval-every 10000] [--eval-episodes 512] [--out results/train] \\
+        [--table pool-9ft] [--noise 1.0] [--opponent random|ghost] [--wrapper shot_only|flatten] \\
+        [--vec auto|native|dummy] [--bench-vec STEPS]   (--help: every flag; docs/training.md)
+
+The learner sees the env through :mod:`cuegym.wrappers`: a Box action in [-1, 1]
+(``ShotOnly``: the five shot parameters, the rest by the heuristic; ``--wrapper flatten``:
+the whole Dict action) and the flat observation. Training runs ``--num-envs`` tables at once,
+either through :class:`NativeVecEnv` (an SB3 ``VecEnv`` over the native JAX vector env: one
+compiled call steps every table) or SB3's ``DummyVecEnv`` over single envs; ``--vec auto``
+takes the native one where it applies (the one-stroke tasks, below) and ``--bench-vec N``
+times both on N random steps and prints the ratio.
+
+Evaluation (at step 0, every ``--eval-every`` steps and at the end): the deterministic
+policy plays ``--eval-episodes`` episodes on a separate native vector env seeded
+``--eval-seed``, the same episodes at every evaluation; a uniform-random action in the same
+Box (the random baseline) plays the same episodes once. Success is an episode return > 0:
+a clean pot in PotShot, a lag that does not lose by RU-GEN-08 in Lag, finishing the frame
+ahead of the opponent in the games.
+
+Outputs in ``--out``: ``model.zip`` (``PPO.load`` / ``SAC.load``), ``evaluations.json``
+(config, baseline, every evaluation, training wall time and fps) and
+``learning_curve.png`` (when matplotlib imports: the ``render`` extra). Same arguments,
+same evaluation numbers: torch runs deterministic algorithms on one thread, SB3 is seeded
+with ``--seed``, training table i draws from the key stream seeded ``seed + i``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib.util
+import json
+import math
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import gymnasium as gym
+import numpy as np
+import torch
+from gymnasium import spaces
+from stable_baselines3 import PPO, SAC
+from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.monitor import Monitor
+from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv
+
+import cuegym
+from cuegym import wrappers as W
+from cuegym._cache import enable_compilation_cache
+
+ONE_STROKE = ("cuegym/PotShot-v0", "cuegym/Lag-v0")
+"""Ids whose every episode is one decision: all tables end together, which the native
+adapter needs (:class:`NativeVecEnv`)."""
+TWO_PLAYER = ("cuegym/RussianPyramid-v0", "cuegym/Americanka-v0", "cuegym/MoscowPyramid-v0")
+EVAL_BATCH = 64
+"""Tables per evaluation call: the batch the env tests compile, so the program is cached."""
+DEFAULT_SHOT_HIGH = (0.0, 10.0, 1.0, 1.0, 0.1)
+"""phi (ignored: the whole circle), speed [m/s], a, b [ball radii], theta [rad]: the cue
+elevation is kept under 0.1 rad since random jump shots bounce for hundreds of events and
+make a stroke ~15 times slower (tests/test_sb3.py)."""
+
+
+# ----------------------------------------------------------------------------- configuration
+
+
+@dataclass(frozen=True)
+class Config:
+    """One training run (the command-line flags)."""
+
+    env: str = "cuegym/PotShot-v0"
+    algo: str = "ppo"
+    steps: int = 60_000
+    seed: int = 0
+    num_envs: int = 8
+    eval_every: int = 10_000
+    eval_episodes: int = 512
+    eval_seed: int = 1_000_000
+    out: str = "results/train"
+    table: str | None = None
+    noise: float = 1.0
+    distance: tuple | None = None
+    cut: tuple | None = None
+    opponent: str = "random"
+    wrapper: str = "shot_only"
+    vec: str = "auto"
+    shot_high: tuple = DEFAULT_SHOT_HIGH
+    net: tuple = (64, 64)
+    learning_rate: float = 3e-4
+    n_steps: int = 64
+    batch_size: int = 64
+    log_std_init: float = 0.0
+    init: str | None = None
+
+    def check(self) -> "Config":
+        """Raise ValueError naming the first bad field and its allowed values."""
+        if self.env not in cuegym.ENV_IDS:
+            raise ValueError(f"env: one of {list(cuegym.ENV_IDS)}, got {self.env!r}")
+        if self.algo not in ("ppo", "sac"):
+            raise ValueError(f"algo: 'ppo' or 'sac', got {self.algo!r}")
+        for name in ("steps", "num_envs", "eval_every", "eval_episodes", "n_steps", "batch_size"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name}: an integer >= 1, got {getattr(self, name)}")
+        if self.opponent not in ("random", "ghost"):
+            raise ValueError(f"opponent: 'random' or 'ghost', got {self.opponent!r}")
+        if self.wrapper not in ("shot_only", "flatten"):
+            raise ValueError(f"wrapper: 'shot_only' or 'flatten', got {self.wrapper!r}")
+        if self.vec not in ("auto", "native", "dummy"):
+            raise ValueError(f"vec: 'auto', 'native' or 'dummy', got {self.vec!r}")
+        if self.vec == "native" and self.env not in ONE_STROKE:
+            raise ValueError(f"vec: 'native' serves only {list(ONE_STROKE)} (all tables end together); "
+                             f"use 'dummy' or 'auto' for {self.env}")
+        if not (math.isfinite(self.noise) and self.noise >= 0):
+            raise ValueError(f"noise: a finite multiple >= 0 of the tournament sigmas, got {self.noise}")
+        if (self.distance is not None or self.cut is not None) and self.env != "cuegym/PotShot-v0":
+            raise ValueError(f"distance, cut: PotShot-v0 options only, got them for {self.env}")
+        if not (math.isfinite(self.learning_rate) and self.learning_rate > 0):
+            raise ValueError(f"learning_rate: > 0, got {self.learning_rate}")
+        return self
+
+    @property
+    def native(self) -> bool:
+        return self.vec == "native" or (self.vec == "auto" and self.env in ONE_STROKE)
+
+    def env_kwargs(self) -> dict:
+        """Options for ``gymnasium.make`` / ``make_vec``: the table, the noise, and the
+        opponent for the two-player games (the agent is player 0)."""
+        kw = {"noise": self.noise}
+        for name in ("table", "distance", "cut"):  # None: the env's default
+            if getattr(self, name) is not None:
+                kw[name] = getattr(self, name)
+        if self.env in TWO_PLAYER:
+            kw["opponent"] = self.opponent
+        return kw
+
+
+# ----------------------------------------------------------------------------- lanes
+
+
+class _Spaces(gym.Env):
+    """Only the spaces and the configuration of a cuegym env, so that the wrappers
+    (:class:`cuegym.wrappers.FlatObservation`, ``ShotOnly``, ``FlattenDictAction``) encode
+    and decode the lanes of a vector env without a single env per lane."""
+
+    def __init__(self, venv):
+        self.observation_space = venv.single_observation_space
+        self.action_space = venv.single_action_space
+        self.func = venv.unwrapped.func
+
+
+class LaneCodec:
+    """The wrappers' Box interface for every lane of a native vector env: the same
+    observation vector and the same decoded Dict action as ``make_sb3_env`` (wrapper
+    ``shot_only`` or ``flatten``) gives one table.
+
+    ``encode(obs)``: the vector env's Dict of (B, ...) arrays -> (B, D) float32.
+    ``decode(actions, obs)``: (B, A) values in [-1, 1] -> the Dict action batch.
+    """
+
+    def __init__(self, venv, wrapper: str, shot_high):
+        base = _Spaces(venv)
+        self.wrapper = wrapper
+        self.flat_obs = W.FlatObservation(base)
+        if wrapper == "shot_only":
+            self.act = W.ShotOnly(base, shot_high=shot_high)
+        else:
+            self.act = W.FlattenDictAction(base, shot_high=shot_high)
+        self.observation_space = self.flat_obs.observation_space
+        self.action_space = self.act.action_space
+        self.table = base.func.table
+
+    @staticmethod
+    def lane(obs: dict, i: int) -> dict:
+        return {k: v[i] for k, v in obs.items()}
+
+    def encode(self, obs: dict) -> np.ndarray:
+        n = len(obs["phase"])
+        return np.stack([self.flat_obs.observation(self.lane(obs, i)) for i in range(n)])
+
+    def decode(self, actions: np.ndarray, obs: dict) -> dict:
+        actions = np.asarray(actions, float)
+        if actions.ndim != 2 or actions.shape[1:] != self.action_space.shape:
+            raise ValueError(f"actions: shape (B, {self.action_space.shape[0]}) expected, got {actions.shape}")
+        if not np.all(np.isfinite(actions)):
+            raise ValueError("actions: NaN or inf")
+        actions = np.clip(actions, -1.0, 1.0)
+        per_lane = []
+        for i, v in enumerate(actions):
+            if self.wrapper == "shot_only":  # ShotOnly.action on lane i's observation
+                shot = W.decode_shot(v.copy(), self.act.shot_low, self.act.shot_high)
+                d = W.heuristic_decisions(self.lane(obs, i), self.table, float(shot[0]))
+                d["shot"] = shot.astype(np.float32)
+            else:
+                d = self.act.action(v)
+            per_lane.append(d)
+        return {k: np.stack([np.asarray(d[k]) for d in per_lane]) for k in per_lane[0]}
+
+
+def make_native(cfg: Config, num_envs: int):
+    """The native vector env of ``cfg`` and its :class:`LaneCodec`."""
+    venv = gym.make_vec(cfg.env, num_envs=num_envs, vectorization_mode="vector_entry_point", **cfg.env_kwargs())
+    return venv, LaneCodec(venv, cfg.wrapper, cfg.shot_high)
+
+
+# ----------------------------------------------------------------------------- SB3 vector envs
+
+
+class NativeVecEnv(VecEnv):
+    """An SB3 ``VecEnv`` over the native JAX vector env: one compiled call steps all
+    ``num_envs`` tables.
+
+    SB3 wants the reset observation back from the step that ends an episode (the final one
+    in ``info["terminal_observation"]``); the native env resets a finished table on its
+    next step instead (Gymnasium's next-step autoreset). For the one-stroke tasks
+    (:data:`ONE_STROKE`) every table ends on every step, so a ``reset()`` without a seed
+    (the key streams go on) right after the step gives SB3's semantics; with tables ending
+    at different steps that needs a reset of some tables only, which the vector env does
+    not offer, so games are refused (RuntimeError) and trained through DummyVecEnv.
+    Table i draws from the key stream seeded ``seed + i``, like DummyVecEnv's env i, so
+    both adapters give the same transitions.
+    """
+
+    def __init__(self, cfg: Config):
+        self.venv, self.codec = make_native(cfg, cfg.num_envs)
+        super().__init__(cfg.num_envs, self.codec.observation_space, self.codec.action_space)
+        self._obs = None
+        self._actions = None
+        self._returns = np.zeros(cfg.num_envs)
+        self._lengths = np.zeros(cfg.num_envs, int)
+        self._t0 = time.perf_counter()
+
+    def reset(self):
+        seed = self._seeds[0]
+        self._obs, _ = self.venv.reset(seed=seed)  # seed None: the key streams go on
+        self._reset_seeds()
+        self._returns[:] = 0
+        self._lengths[:] = 0
+        return self.codec.encode(self._obs)
+
+    def step_async(self, actions):
+        self._actions = actions
+
+    def step_wait(self):
+        act = self.codec.decode(self._actions, self._obs)
+        obs, reward, terminated, truncated, _ = self.venv.step(act)
+        done = terminated | truncated
+        self._returns += reward
+        self._lengths += 1
+        final = self.codec.encode(obs)
+        infos = [{} for _ in range(self.num_envs)]
+        if done.any():
+            if not done.all():
+                raise RuntimeError("NativeVecEnv: some tables ended and others did not; only the one-stroke tasks "
+                                   f"{list(ONE_STROKE)} are served (use --vec dummy)")
+            elapsed = round(time.perf_counter() - self._t0, 6)
+            for i in range(self.num_envs):
+                infos[i] = {"terminal_observation": final[i], "TimeLimit.truncated": bool(truncated[i] and not terminated[i]),
+                            "episode": {"r": float(self._returns[i]), "l": int(self._lengths[i]), "t": elapsed}}
+            obs, _ = self.venv.reset()
+            self._returns[:] = 0
+            self._lengths[:] = 0
+            out = self.codec.encode(obs)
+        else:
+            out = final
+        self._obs = obs
+        return out, reward.astype(np.float32), done, infos
+
+    def close(self):
+        self.venv.close()
+
+    def get_attr(self, attr_name, indices=None):
+        return [getattr(self.venv, attr_name) for _ in self._get_indices(indices)]
+
+    def set_attr(self, attr_name, value, indices=None):
+        raise AttributeError(f"NativeVecEnv: cannot set {attr_name!r} on the tables one by one")
+
+    def env_method(self, method_name, *method_args, indices=None, **method_kwargs):
+        raise AttributeError(f"NativeVecEnv: no per-table method {method_name!r}")
+
+    def env_is_wrapped(self, wrapper_class, indices=None):
+        return [False for _ in self._get_indices(indices)]
+
+
+def make_dummy(cfg: Config):
+    """SB3's DummyVecEnv over ``num_envs`` single envs (``make_sb3_env``), each in a Monitor."""
+    def one():
+        return Monitor(W.make_sb3_env(cfg.env, mode=cfg.wrapper, shot_high=cfg.shot_high, **cfg.env_kwargs()))
+
+    return DummyVecEnv([one] * cfg.num_envs)
+
+
+def make_train_env(cfg: Config):
+    return NativeVecEnv(cfg) if cfg.native else make_dummy(cfg)
+
+
+def bench_vec(cfg: Config, steps: int) -> dict:
+    """Env steps/s of both SB3 adapters on the same uniform-random Box actions (seeded),
+    after a warm-up step (compilation apart). Returns ``{"native", "dummy", "ratio"}``."""
+    rng = np.random.default_rng(cfg.seed)
+    out = {}
+    for name, make in (("native", NativeVecEnv), ("dummy", make_dummy)):
+        env = make(cfg)
+        env.seed(cfg.seed)
+        env.reset()
+        calls = max(1, steps // cfg.num_envs)
+        acts = rng.uniform(-1, 1, (calls + 1, cfg.num_envs) + env.action_space.shape).astype(np.float32)
+        env.step(acts[0])  # compiles (or loads) the programs
+        t = time.perf_counter()
+        for a in acts[1:]:
+            env.step(a)
+        out[name] = calls * cfg.num_envs / (time.perf_counter() - t)
+        env.close()
+    out["ratio"] = out["native"] / out["dummy"]
+    return out
+
+
+# ----------------------------------------------------------------------------- evaluation
+
+
+class Evaluator:
+    """Plays ``episodes`` episodes of the eval env for a policy, the same episodes at every
+    call: batches of :data:`EVAL_BATCH` tables, batch j seeded ``eval_seed + 64 j``; each
+    table's first episode counts (capped at ``max_decisions`` decisions)."""
+
+    def __init__(self, cfg: Config, max_decisions: int = 200):
+        self.venv, self.codec = make_native(cfg, EVAL_BATCH)
+        self.episodes = cfg.eval_episodes
+        self.seed = cfg.eval_seed
+        self.max_decisions = max_decisions
+
+    def __call__(self, policy) -> dict:
+        """``policy(obs (B, D) float32) -> actions (B, A)`` in [-1, 1]. Returns
+        ``{"mean_reward", "std_reward", "success_rate", "episodes"}``: the mean and std of
+        the episode returns and the share of returns > 0."""
+        returns = []
+        for j in range(math.ceil(self.episodes / EVAL_BATCH)):
+            obs, _ = self.venv.reset(seed=self.seed + EVAL_BATCH * j)
+            ret = np.zeros(EVAL_BATCH)
+            ended = np.zeros(EVAL_BATCH, bool)
+            for _ in range(self.max_decisions):
+                act = self.codec.decode(policy(self.codec.encode(obs)), obs)
+                obs, reward, terminated, truncated, _ = self.venv.step(act)
+                ret += np.where(ended, 0.0, reward)
+                ended |= terminated | truncated
+                if ended.all():
+                    break
+            returns.append(ret[: self.episodes - EVAL_BATCH * j])
+        r = np.concatenate(returns)
+        return {"mean_reward": float(r.mean()), "std_reward": float(r.std()), "success_rate": float(np.mean(r > 0)),
+                "episodes": int(r.size)}
+
+
+def random_policy(action_space: spaces.Box, seed: int):
+    """Uniform actions over the Box, from a Generator seeded ``seed``."""
+    rng = np.random.default_rng(seed)
+    return lambda obs: rng.uniform(action_space.low, action_space.high, (len(obs),) + action_space.shape)
+
+
+def model_policy(model):
+    return lambda obs: model.predict(obs, deterministic=True)[0]
+
+
+# ----------------------------------------------------------------------------- training
+
+
+@contextlib.contextmanager
+def _seeded_torch(seed: int):
+    """torch seeded, on one thread (bitwise-repeatable, and JAX needs the other core), with
+    deterministic algorithms; the thread count and the flag are restored afterwards."""
+    threads, deterministic = torch.get_num_threads(), torch.are_deterministic_algorithms_enabled()
+    torch.manual_seed(seed)
+    torch.set_num_threads(1)
+    torch.use_deterministic_algorithms(True)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
+        torch.use_deterministic_algorithms(deterministic)
+
+
+def make_model(cfg: Config, env):
+    # log_std_init: the Gaussian's initial spread in the [-1, 1] units; 0 (std 1) spans the
+    # whole circle of headings, so early pots are as rare as a random policy's
+    policy_kwargs = {"net_arch": list(cfg.net), "log_std_init": cfg.log_std_init}
+    if cfg.algo == "ppo":
+        return PPO("MlpPolicy", env, learning_rate=cfg.learning_rate, n_steps=cfg.n_steps, batch_size=cfg.batch_size,
+                   policy_kwargs=policy_kwargs, seed=cfg.seed, device="cpu", verbose=0)
+    return SAC("MlpPolicy", env, learning_rate=cfg.learning_rate, batch_size=cfg.batch_size,
+               buffer_size=max(cfg.steps, 1000), learning_starts=min(1000, cfg.steps // 10),
+               gradient_steps=-1,  # one update per transition, however many tables run
+               policy_kwargs=policy_kwargs, seed=cfg.seed, device="cpu", verbose=0)
+
+
+def _callback(cfg: Config, evaluate, record: dict, t_start: float):
+    class EvalEvery(BaseCallback):
+        """Evaluates once ``eval_every`` more steps are done and prints the progress. It
+        looks at the start of each rollout: the policy has just been updated then (PPO
+        updates after a rollout, SAC after every env step), so the figures belong to the
+        weights reached at that step count."""
+
+        def __init__(self):
+            super().__init__()
+            self.next_eval = cfg.eval_every
+            self.eval_time = 0.0
+            self.last = (0, time.perf_counter())  # (steps, time) after the previous evaluation
+
+        def _on_rollout_start(self) -> None:
+            self.num_timesteps = self.model.num_timesteps
+            if self.num_timesteps >= self.next_eval:
+                self.run_eval()
+                while self.next_eval <= self.num_timesteps:
+                    self.next_eval += cfg.eval_every
+
+        def _on_step(self) -> bool:
+            return True
+
+        def run_eval(self):
+            t = time.perf_counter()
+            fps = (self.num_timesteps - self.last[0]) / max(t - self.last[1], 1e-9)  # since the last evaluation
+            res = evaluate(model_policy(self.model))
+            self.last = (self.num_timesteps, time.perf_counter())
+            self.eval_time += self.last[1] - t
+            wall = self.last[1] - t_start
+            res = {"steps": int(self.num_timesteps), **res, "wall_s": round(wall, 3)}
+            record["evaluations"].append(res)
+            base = record["baseline"]
+            print(f"steps {self.num_timesteps:>8d}/{cfg.steps}  fps {fps:7.0f}  "
+                  f"eval: mean reward {res['mean_reward']:.3f}  success {100 * res['success_rate']:5.1f} % "
+                  f"(random {100 * base['success_rate']:.1f} %)  wall {wall:6.1f} s", flush=True)
+
+    return EvalEvery()
+
+
+def train(cfg: Config) -> dict:
+    """Train, evaluate, write the outputs (module docstring); returns the JSON record."""
+    cfg.check()
+    enable_compilation_cache()
+    with _seeded_torch(cfg.seed):
+        return _train(cfg)
+
+
+def _train(cfg: Config) -> dict:
+    out = Path(cfg.out)
+    out.mkdir(parents=True, exist_ok=True)
+    t_start = time.perf_counter()
+    env = make_train_env(cfg)
+    evaluate = Evaluator(cfg)
+    record = {"config": {**asdict(cfg), "vec": "native" if cfg.native else "dummy"}, "baseline": None,
+              "evaluations": []}
+    base = evaluate(random_policy(env.action_space, cfg.eval_seed))
+    record["baseline"] = {"policy": "uniform random action", **base}
+    model = make_model(cfg, env)
+    if cfg.init is not None:  # warm start (e.g. a curriculum): the weights only, this run's hyperparameters
+        model.set_parameters(cfg.init, exact_match=True, device="cpu")
+    cb = _callback(cfg, evaluate, record, t_start)
+    cb.init_callback(model)
+    cb.run_eval()  # the untrained policy, step 0
+    model.learn(total_timesteps=cfg.steps, callback=cb)
+    cb.num_timesteps = model.num_timesteps
+    if record["evaluations"][-1]["steps"] != model.num_timesteps:  # the weights after the last update
+        cb.run_eval()
+    wall = time.perf_counter() - t_start
+    record["train"] = {"steps": int(model.num_timesteps), "wall_s": round(wall, 3),
+                       "eval_s": round(cb.eval_time, 3),
+                       "fps": round(model.num_timesteps / max(wall - cb.eval_time, 1e-9), 1)}
+    model.save(out / "model.zip")
+    record["model"] = "model.zip"
+    plots = _load_plots()
+    png = plots.plot_learning_curve(record, out / "learning_curve.png")
+    record["plot"] = "learning_curve.png" if png else None
+    if png is None:
+        record["plot_note"] = plots.NO_MATPLOTLIB
+        print(plots.NO_MATPLOTLIB, flush=True)
+    (out / "evaluations.json").write_text(json.dumps(record, indent=2) + "\n")
+    env.close()
+    return record
+
+
+def _load_plots():
+    """experiments/plots.py, beside this file (the experiments are scripts, not a package)."""
+    spec = importlib.util.spec_from_file_location("cuegym_experiment_plots", Path(__file__).with_name("plots.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+# ----------------------------------------------------------------------------- command line
+
+
+def _floats(text: str) -> tuple:
+    return tuple(float(x) for x in text.split(","))
+
+
+def _ints(text: str) -> tuple:
+    return tuple(int(x) for x in text.split(","))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    d = Config()
+    p = argparse.ArgumentParser(prog="train", description=__doc__.split("\n")[0],
+                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("--env", default=d.env, choices=list(cuegym.ENV_IDS))
+    p.add_argument("--algo", default=d.algo, choices=["ppo", "sac"])
+    p.add_argument("--steps", type=int, default=d.steps, help="training env steps (all tables together)")
+    p.add_argument("--seed", type=int, default=d.seed)
+    p.add_argument("--num-envs", type=int, default=d.num_envs, help="tables trained at once")
+    p.add_argument("--eval-every", type=int, default=d.eval_every, help="env steps between evaluations")
+    p.add_argument("--eval-episodes", type=int, default=d.eval_episodes)
+    p.add_argument("--eval-seed", type=int, default=d.eval_seed, help="seed of the evaluation episodes")
+    p.add_argument("--out", default=d.out, help="output folder")
+    p.add_argument("--table", default=None, help="table name (default: the env's, pyramid-12ft)")
+    p.add_argument("--noise", type=float, default=d.noise, help="execution noise, a multiple of the tournament sigmas")
+    p.add_argument("--distance", type=_floats, default=None, metavar="LOW,HIGH",
+                   help="PotShot: cue ball to object ball range [m] (env default 0.2,1.0)")
+    p.add_argument("--cut", type=_floats, default=None, metavar="LOW,HIGH",
+                   help="PotShot: cut angle range [degrees] (env default 0,45)")
+    p.add_argument("--opponent", default=d.opponent, choices=["random", "ghost"], help="two-player games only")
+    p.add_argument("--wrapper", default=d.wrapper, choices=["shot_only", "flatten"])
+    p.add_argument("--vec", default=d.vec, choices=["auto", "native", "dummy"],
+                   help="SB3 vector env: the native JAX one (one-stroke tasks) or DummyVecEnv; auto picks")
+    p.add_argument("--shot-high", type=_floats, default=d.shot_high,
+                   help="upper shot limits phi,speed,a,b,theta (phi ignored)")
+    p.add_argument("--net", type=_ints, default=d.net, help="hidden layer sizes")
+    p.add_argument("--lr", type=float, default=d.learning_rate)
+    p.add_argument("--n-steps", type=int, default=d.n_steps, help="PPO: steps per table per rollout")
+    p.add_argument("--batch-size", type=int, default=d.batch_size)
+    p.add_argument("--log-std-init", type=float, default=d.log_std_init,
+                   help="initial log std of the policy's Gaussian (in [-1, 1] action units)")
+    p.add_argument("--init", default=None, metavar="MODEL_ZIP",
+                   help="start from the weights of a saved model of the same algo and spaces")
+    p.add_argument("--bench-vec", type=int, default=0, metavar="STEPS",
+                   help="only time the native and the DummyVecEnv adapters on STEPS random steps and print the ratio")
+    return p
+
+
+def config_from_args(args) -> Config:
+    return Config(env=args.env, algo=args.algo, steps=args.steps, seed=args.seed, num_envs=args.num_envs,
+                  eval_every=args.eval_every, eval_episodes=args.eval_episodes, eval_seed=args.eval_seed,
+                  out=args.out, table=args.table, noise=args.noise, distance=args.distance,
+                  cut=args.cut, opponent=args.opponent, wrapper=args.wrapper,
+                  vec=args.vec, shot_high=tuple(args.shot_high), net=tuple(args.net), learning_rate=args.lr,
+                  n_steps=args.n_steps, batch_size=args.batch_size,
+                  log_std_init=args.log_std_init, init=args.init)
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        cfg = config_from_args(args).check()
+    except ValueError as err:
+        parser.error(str(err))  # exits 2 with the usage line
+    if args.bench_vec:
+        enable_compilation_cache()
+        res = bench_vec(cfg, args.bench_vec)
+        print(json.dumps({"env": cfg.env, "table": cfg.table, "num_envs": cfg.num_envs, "steps": args.bench_vec,
+                          **{k: round(v, 2) for k, v in res.items()}}))
+        return 0
+    rec = train(cfg)
+    last, base = rec["evaluations"][-1], rec["baseline"]
+    print(f"done: {rec['train']['steps']} steps in {rec['train']['wall_s']:.1f} s; success {100 * last['success_rate']:.1f} % "
+          f"vs random {100 * base['success_rate']:.1f} %; outputs in {cfg.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
