@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# Set up from scratch (a virtual environment in .venv) and run the main job. Until the agents
-# land, the main job simulates a Russian pyramid break from the example position file,
-# prints its events and writes them to results/break.json.
+# Set up from scratch (a virtual environment in .venv) and run the main job: train PPO on
+# cuegym/PotShot-v0 (pool-9ft, noise 1.0, 60,000 steps), evaluate it against the random,
+# ghost-ball and search agents on the same seeded layouts, and write results/main/main_job.md
+# (the table), results/main/main_job.json and results/main/train/learning_curve.png.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
 .venv/bin/python -m pip install --quiet --upgrade pip
-.venv/bin/python -m pip install --quiet -e .
-mkdir -p results
-.venv/bin/cuegym simulate envs/examples/break-russian-pyramid.json --shot envs/examples/break-shot.json > results/break.json
-.venv/bin/cuegym simulate envs/examples/break-russian-pyramid.json --shot envs/examples/break-shot.json --pretty
-echo "wrote results/break.json"
+# PyTorch (CPU build) before stable-baselines3, or pip may pull a CUDA build of several GB
+.venv/bin/python -m pip install --quiet "torch==${CUEGYM_TORCH:-2.13.0}"
+.venv/bin/python -m pip install --quiet -e '.[sb3,render]'
+export CUEGYM_CACHE_DIR=${CUEGYM_CACHE_DIR:-$PWD/.jax_cache}
+.venv/bin/python experiments/main_job.py "$@"
