@@ -71,6 +71,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from . import ghost
 from .physics import get_spec, get_table
 from .physics.balls import POCKETED, at_rest
 from .physics.noise import perturb
@@ -115,8 +116,8 @@ OPPONENT_CODES = {None: 0, "random": 1, "ghost": 2}
 """Opponent codes of :func:`opponent_action`: 0 keeps the given action."""
 
 # Ghost heuristic constants (see ghost_action).
-GHOST_MAX_CUT = math.radians(70.0)  # cuts thinner than this are not tried
-GHOST_MAX_APPROACH = math.radians(60.0)  # object-ball path vs the pocket's axis
+GHOST_MAX_CUT = ghost.MAX_CUT  # cuts thinner than this are not tried
+GHOST_MAX_APPROACH = ghost.MAX_APPROACH  # object-ball path vs the pocket's axis
 # tip below centre: the cue ball arrives with back spin and stops or draws rather than
 # following the object ball in
 GHOST_DRAW = -0.3
@@ -687,14 +688,6 @@ def random_action(env: FuncEnv, state: EnvState, key) -> dict:
     }
 
 
-def _segment_gap(a, b, p):
-    """Distance [m] from points ``p`` to the segments ``a``→``b`` (broadcast, last axis 2)."""
-    ab = b - a
-    t = jnp.clip(jnp.sum((p - a) * ab, -1) / jnp.maximum(jnp.sum(ab * ab, -1), 1e-18), 0.0, 1.0)
-    q = a + t[..., None] * ab
-    return jnp.sqrt(jnp.sum((p - q) ** 2, -1))
-
-
 def ghost_spot(spec, phase):
     """Where the ghost puts a ball in hand: on the long string halfway between the head
     cushion and the house line (the temporary house: its mirror at the rear end); the step
@@ -738,7 +731,6 @@ def ghost_action(env: FuncEnv, state: EnvState) -> dict:
       :func:`ghost_lag_speed` with natural roll.
     """
     spec = env.spec
-    table = get_table(env.table)
     n = env.n_balls
     ids = jnp.arange(n)
     r = spec.ball_radius
@@ -754,33 +746,13 @@ def ghost_action(env: FuncEnv, state: EnvState) -> dict:
     on = jnp.where(in_hand, state.on.at[hand].set(True), state.on)
     strikers = masks["cue_ball"]
     targets = on & ~jnp.where(in_hand, ru.in_region(spec, phase, xy), False)
-    pockets = jnp.asarray(table.pocket_xy)  # (P, 2)
-    into = jnp.asarray(table.drop_n)
-    # (J, P): object ball j to pocket p
-    to_pocket = pockets[None, :, :] - xy[:, None, :]
-    d2 = jnp.sqrt(jnp.sum(to_pocket**2, -1))
-    u = to_pocket / jnp.maximum(d2, 1e-12)[..., None]
-    approach = jnp.sum(u * into[None], -1)
-    ghost = xy[:, None, :] - 2 * r * u
-    # (S, J, P): striker s to the ghost of (j, p)
-    v = ghost[None] - xy[:, None, None, :]
-    d1 = jnp.sqrt(jnp.sum(v**2, -1))
-    aim = v / jnp.maximum(d1, 1e-12)[..., None]
-    cos_cut = jnp.sum(aim * u[None], -1)
-    # (S, J, P, K): clearance of both paths from every other ball k
-    gap1 = _segment_gap(xy[:, None, None, None, :], ghost[None, :, :, None, :], xy[None, None, None, :, :])
-    gap2 = _segment_gap(xy[None, :, None, None, :], pockets[None, None, :, None, :], xy[None, None, None, :, :])
-    s_i, j_i, k_i = ids[:, None, None, None], ids[None, :, None, None], ids[None, None, None, :]
-    others = on[None, None, None, :] & (k_i != s_i) & (k_i != j_i)
-    clear = jnp.all(~others | ((gap1 >= 2 * r) & (gap2 >= 2 * r)), -1)
-    ok = (strikers[:, None, None] & targets[None, :, None] & (ids[:, None, None] != ids[None, :, None])
-          & (cos_cut > math.cos(GHOST_MAX_CUT)) & (approach[None] > math.cos(GHOST_MAX_APPROACH)) & clear & (d1 > 1e-9))
-    score = jnp.where(ok, cos_cut * approach[None] ** 2 / (0.5 + d1 + d2[None]), -jnp.inf)
-    best = jnp.argmax(score.reshape(-1))
+    pot = ghost.pots(env.table, r, xy, on, strikers, targets)  # (S, J, P) every pot, ranked by score
+    flat = pot.score.reshape(-1)
+    best = jnp.argmax(flat)
     s, j, p = best // (n * 6), (best // 6) % n, best % 6
-    found = jnp.isfinite(score.reshape(-1)[best])
-    speed = jnp.clip(1.2 + 0.5 * (d1[s, j, p] + d2[j, p] / jnp.maximum(cos_cut[s, j, p], 0.3)), 1.5, 4.0)
-    phi = jnp.arctan2(v[s, j, p, 1], v[s, j, p, 0])
+    found = jnp.isfinite(flat[best])
+    speed = pot.speed[s, j, p]
+    phi = pot.phi[s, j, p]
     # nothing kept: a full hit on the object ball nearest the first ball that may be struck
     s0 = jnp.argmax(strikers)
     dd = jnp.where(targets & (ids != s0), jnp.sum((xy - xy[s0]) ** 2, -1), jnp.inf)
@@ -792,7 +764,7 @@ def ghost_action(env: FuncEnv, state: EnvState) -> dict:
     speed = jnp.where(found, speed, 2.5)
     shot = jnp.stack([jnp.mod(phi, 2 * jnp.pi), speed, 0.0, GHOST_DRAW, 0.0])
     # remove_ball: the object ball nearest a pocket
-    near = jnp.where(on & (ids != 0), jnp.min(d2, -1), jnp.inf)
+    near = jnp.where(on & (ids != 0), jnp.min(pot.d2[0], -1), jnp.inf)  # d2 (J, P): any striker's row
     choice = jnp.where(phase == REMOVE_BALL, jnp.argmin(near), j)
     # the lag
     lag = phase == LAG
