@@ -16,7 +16,6 @@ from cuegym import functional as F
 from cuegym.ghost import Pots, pot_speed, pots, segment_gap  # noqa: F401 (the agents' geometry API)
 from cuegym.physics import get_table
 from cuegym.rules import russian as ru
-from cuegym.rules.base import IN_HAND_REAR
 
 # Pots tried: the built-in ghost's limits (cuegym.ghost).
 MAX_CUT = F.GHOST_MAX_CUT
@@ -63,17 +62,6 @@ def safety(spec, xy, on, strikers, targets):
     return s.astype(jnp.int32), j.astype(jnp.int32), phi, speed
 
 
-def hand_region(spec, phase):
-    """(low (2,), high (2,)) [m] of the in-hand region of ``phase``: the house, or the
-    temporary house at the rear end (RU-GEN-14/20)."""
-    off = ru.contact_offset(spec)
-    eps = 1e-6
-    rear = phase == IN_HAND_REAR
-    lo = jnp.stack([jnp.asarray(off), jnp.where(rear, spec.length - spec.head_line + eps, off)])
-    hi = jnp.stack([jnp.asarray(spec.width - off), jnp.where(rear, spec.length - off, spec.head_line - eps)])
-    return lo, hi
-
-
 def hand_spots(table_name: str, spec, phase, xy, targets):
     """Candidate places (M, 2) [m] for a ball in hand, M = 6 N + 1: for every target and
     pocket the point of the in-hand region on the straight line pocket → ghost ball,
@@ -82,7 +70,7 @@ def hand_spots(table_name: str, spec, phase, xy, targets):
     region gives the ghost's spot."""
     table = get_table(table_name)
     r = spec.ball_radius
-    lo, hi = hand_region(spec, phase)
+    lo, hi = F.in_hand_region(spec, phase)
     pockets = jnp.asarray(table.pocket_xy)
     to_pocket = pockets[None, :, :] - xy[:, None, :]
     u = to_pocket / jnp.maximum(jnp.sqrt(jnp.sum(to_pocket**2, -1)), 1e-12)[..., None]

@@ -654,8 +654,9 @@ def _categorical(key, mask):
     return jax.random.categorical(key, jnp.where(m, 0.0, -jnp.inf)).astype(jnp.int32)
 
 
-def _in_hand_region(spec, phase):
-    """(low (2,), high (2,)) of the ball-in-hand region of ``phase`` (house or temporary house)."""
+def in_hand_region(spec, phase):
+    """(low (2,), high (2,)) [m] of the ball-in-hand region of ``phase``: the house, or the
+    temporary house at the rear end (RU-GEN-14/20)."""
     off = ru.contact_offset(spec)
     eps = 1e-6
     rear = phase == IN_HAND_REAR
@@ -674,7 +675,7 @@ def random_action(env: FuncEnv, state: EnvState, key) -> dict:
     k = jax.random.split(key, 6)
     masks = legal_masks(env, state)
     phase = state.game.phase
-    lo_h, hi_h = _in_hand_region(spec, phase)
+    lo_h, hi_h = in_hand_region(spec, phase)
     lo_l, hi_l = lag_region(spec, state.game.to_play)
     lo = jnp.where(phase == LAG, lo_l, lo_h)
     hi = jnp.where(phase == LAG, hi_l, hi_h)
