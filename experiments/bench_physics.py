@@ -7,9 +7,8 @@ batch 1, 64, 1024 and 4096 (``--quick``: 1 and 64, fewer shots), each in a fresh
 the same first shots one at a time for the batching gain; each table's break (one at a time, the
 simulator's event cap); compile time of a fresh process with an empty and with a warm
 persistent compilation cache (every run also reports its own compile time, no cache). The
-throughput runs use an event cap of 100 (``--max-events``): about a fifth of random
-full-rack shots never end (a repeated ball-ball contact at one instant) and under ``vmap``
-every batch then runs to the cap, so the cap sets the cost of the large batches. Writes
+batched runs go through ``simulate_many`` (lanes that refill, the tail of long shots moved
+into programs of fewer lanes) under the simulator's event cap (1500). Writes
 the JSON (and a ``.md`` beside it) and prints the markdown tables. The logic lives in
 :mod:`cuegym.bench` (``run_suite``); ``cuegym bench`` runs a single configuration.
 """
