@@ -13,6 +13,8 @@ ENV_TASKS = {
     "cuegym/RussianPyramid-v0": "russian-pyramid",
     "cuegym/Americanka-v0": "americanka",
     "cuegym/MoscowPyramid-v0": "moscow-pyramid",
+    "cuegym/Snooker-v0": "snooker",
+    "cuegym/AmericanSnooker-v0": "american-snooker",
 }
 ENV_IDS = tuple(ENV_TASKS)
 

@@ -105,13 +105,20 @@ MAX_EVENTS = 600  # per stroke; a stroke that reaches it is flagged ``truncated_
 FOOT = CUSHIONS.index("foot")
 COUNT_CAP = 1000  # observation bound of the counters (debt, fouls in a row)
 
-TASKS = {"pot-shot": 2, "lag": 1, "russian-pyramid": 16, "americanka": 16, "moscow-pyramid": 16}
+TASKS = {"pot-shot": 2, "lag": 1, "russian-pyramid": 16, "americanka": 16, "moscow-pyramid": 16, "snooker": 22,
+         "american-snooker": 22}
 """Task name -> number of balls N."""
+SNOOKER_GAMES = ("snooker", "american-snooker")
+"""The snooker games, played by :mod:`cuegym.functional_snooker` (a table with a D)."""
+DEFAULT_TABLE = {"snooker": "snooker-12ft", "american-snooker": "snooker-12ft"}
+"""A task's table when none is given (AMB-46: American snooker on the 3500 x 1750 mm bed);
+every other task: ``pyramid-12ft``."""
 REFEREES = {rp.GAME: rp, am.GAME: am, mp.GAME: mp}
 """The Russian games: task name -> referee module."""
 HAND_BALL = {"pot-shot": 0, "lag": 0, rp.GAME: rp.CUE, am.GAME: am.BREAK_BALL, mp.GAME: mp.CUE}
 """The ball in hand of each task (Americanka: ball 16, index 15, AM-05/06, AMB-27)."""
-DEFAULT_REWARD_SCALE = {"pot-shot": 1.0, "lag": 1.0, rp.GAME: 0.1, am.GAME: 1.0, mp.GAME: 1.0}
+DEFAULT_REWARD_SCALE = {"pot-shot": 1.0, "lag": 1.0, rp.GAME: 0.1, am.GAME: 1.0, mp.GAME: 1.0, "snooker": 0.1,
+                        "american-snooker": 0.1}
 OPPONENT_CODES = {None: 0, "random": 1, "ghost": 2}
 """Opponent codes of :func:`opponent_action`: 0 keeps the given action."""
 
@@ -199,7 +206,7 @@ class FuncEnv:
     a lag for the break (RU-GEN-06) instead of a breaker drawn at random."""
 
     task: str = "russian-pyramid"
-    table: str = "pyramid-12ft"
+    table: str | None = None  # None: DEFAULT_TABLE of the task, else pyramid-12ft
     noise: float = 1.0
     max_shots: int = 200
     reward_scale: float | None = None
@@ -210,10 +217,15 @@ class FuncEnv:
     def __post_init__(self):
         if self.task not in TASKS:
             raise ValueError(f"task: unknown {self.task!r}; one of {', '.join(TASKS)}")
+        if self.table is None:
+            object.__setattr__(self, "table", DEFAULT_TABLE.get(self.task, "pyramid-12ft"))
         try:
             spec = get_spec(self.table)
         except (ValueError, KeyError) as e:
             raise ValueError(f"table: {e}") from None
+        if self.task in SNOOKER_GAMES and spec.d_radius <= 0:
+            raise ValueError(f"table: {self.task} needs a table with a D (snooker-12ft, american-snooker-10ft, "
+                             f"american-snooker-12ft), got {self.table!r}")
         ru.contact_offset(spec)  # computed eagerly, outside any trace
         if not (_real(self.noise) and self.noise >= 0 and math.isfinite(self.noise)):
             raise ValueError(f"noise: a finite multiple of the tournament sigmas, >= 0, got {self.noise!r}")
@@ -228,8 +240,9 @@ class FuncEnv:
         lo, hi = self.cut
         if not 0 <= lo <= hi < 80:
             raise ValueError(f"cut: a range 0 <= low <= high < 80 degrees, got {self.cut}")
-        if self.lag_break and self.task not in REFEREES:
-            raise ValueError(f"lag_break: only for the Russian games ({', '.join(REFEREES)}), not {self.task!r}")
+        if self.lag_break and self.task not in (*REFEREES, *SNOOKER_GAMES):
+            raise ValueError(f"lag_break: only for the two-player games ({', '.join((*REFEREES, *SNOOKER_GAMES))}), "
+                             f"not {self.task!r}")
 
     @property
     def spec(self):
@@ -261,6 +274,10 @@ def options(env: FuncEnv) -> Options:
 def init(env: FuncEnv, key, opts: Options | None = None) -> EnvState:
     """A new episode: (N, 2) layout and referee state drawn from ``key``."""
     opts = options(env) if opts is None else opts
+    if env.task in SNOOKER_GAMES:
+        from . import functional_snooker as fs
+
+        return fs.init(env, key, opts)
     n = env.n_balls
     k_first, k_layout = jax.random.split(key)
     if env.task == "pot-shot":
@@ -278,6 +295,12 @@ def init(env: FuncEnv, key, opts: Options | None = None) -> EnvState:
         first = jnp.where(opts.lag_break, 0, breaker).astype(jnp.int32)
         phase = jnp.where(opts.lag_break, LAG, IN_HAND_HOUSE).astype(jnp.int32)
         game = REFEREES[env.task].initial_state(0)._replace(to_play=first, striker=first, phase=phase)
+    return new_episode(xy, on, game)
+
+
+def new_episode(xy, on, game) -> EnvState:
+    """The EnvState of a new episode from its layout ``xy`` (N, 2) [m], ``on`` (N,) and
+    referee state ``game``: no decision played yet."""
     z = jnp.asarray(False)
     f = lambda x: jnp.asarray(x, jnp.float64)  # noqa: E731  (strong dtypes: the same avals as step's output)
     lag = LagStroke(f(jnp.inf), f(0.0), f(0.0), jnp.asarray(-1, jnp.int32), z, jnp.asarray(0, jnp.int32), f(0.0))
@@ -415,7 +438,13 @@ def legal_masks(env: FuncEnv, state: EnvState):
     * ``choice``: Moscow remove_ball: the object balls on the table (MP-09); an Americanka
       or Moscow stroke: the striker's balls, one of which he gives back if the stroke
       fouls (AM-16, MP-13); otherwise none.
+
+    The snooker games: :func:`cuegym.functional_snooker.legal_masks`.
     """
+    if env.task in SNOOKER_GAMES:
+        from . import functional_snooker as fs
+
+        return fs.legal_masks(env, state)
     n = env.n_balls
     ids = jnp.arange(n)
     g = state.game
@@ -486,10 +515,28 @@ def executed(shot: Shot) -> Shot:
     return shot._replace(phi=f32(shot.phi), speed=f32(shot.speed), a=f32(shot.a), b=f32(shot.b), theta=f32(shot.theta))
 
 
+def strike(env: FuncEnv, key, cue, shot, stroke, xy, on, opts: Options):
+    """Play ``shot`` (5,) (clipped) on ball ``cue`` () of the layout ``xy`` (N, 2) [m], ``on``
+    (N,), with the execution noise of ``opts`` drawn from ``key``; nothing moves unless
+    ``stroke`` () bool. Returns (final BallState, EventLog, ShotSummary, played (6,): cue,
+    phi [rad], speed [m/s], a, b, theta [rad] as executed)."""
+    aimed = Shot(cue, shot[0], shot[1], shot[2], shot[3], shot[4])
+    noisy = perturb(key, aimed, opts.noise, env.spec.ball_radius)
+    noisy = noisy._replace(speed=jnp.where(stroke, noisy.speed, 0.0))  # no stroke: nothing moves
+    noisy = executed(noisy)
+    final, log, summ = _simulate_one(get_table(env.table), at_rest(xy, on), noisy, MAX_EVENTS, 2, True)
+    played = jnp.stack([jnp.asarray(cue, jnp.float64), noisy.phi, noisy.speed, noisy.a, noisy.b, noisy.theta])
+    return final, log, summ, played
+
+
 def step(env: FuncEnv, state: EnvState, action, key, opts: Options | None = None) -> EnvState:
     """Play one decision (a stroke, a lag stroke or a removal). ``action``: dict of arrays
-    (see the module docstring)."""
+    (see the module docstring; the snooker games: :mod:`cuegym.functional_snooker`)."""
     opts = options(env) if opts is None else opts
+    if env.task in SNOOKER_GAMES:
+        from . import functional_snooker as fs
+
+        return fs.step(env, state, action, key, opts)
     spec = env.spec
     table = get_table(env.table)
     task = env.task
@@ -533,12 +580,7 @@ def step(env: FuncEnv, state: EnvState, action, key, opts: Options | None = None
         on_s = jnp.where(lag, ids == 0, on_s)
         projected = projected | (lag & proj_lag)
 
-    aimed = Shot(cue, shot[0], shot[1], shot[2], shot[3], shot[4])
-    noisy = perturb(key, aimed, opts.noise, spec.ball_radius)
-    noisy = noisy._replace(speed=jnp.where(stroke, noisy.speed, 0.0))  # no stroke: nothing moves
-    noisy = executed(noisy)
-    final, log, summ = _simulate_one(table, at_rest(xy_s, on_s), noisy, MAX_EVENTS, 2, True)
-    played = jnp.stack([cue.astype(jnp.float64), noisy.phi, noisy.speed, noisy.a, noisy.b, noisy.theta])
+    final, log, summ, played = strike(env, key, cue, shot, stroke, xy_s, on_s, opts)
     acted = g.to_play
     foul = jnp.asarray(False)
     lag_winner = jnp.asarray(-1, jnp.int32)
@@ -625,7 +667,13 @@ def observe(env: FuncEnv, state: EnvState) -> dict:
     * ``foul_run`` () int32: fouls in a row (Russian pyramid: with nothing moved, the
       stalemate count of RP-20), capped at 1000;
     * ``sudden_death`` () int32: 1 after 70:70 in Russian pyramid (RP-19).
+
+    The snooker games have their own: :func:`cuegym.functional_snooker.observe`.
     """
+    if env.task in SNOOKER_GAMES:
+        from . import functional_snooker as fs
+
+        return fs.observe(env, state)
     on = state.on
     g = state.game
     balls = jnp.concatenate([jnp.where(on[:, None], state.xy, 0.0), on[:, None].astype(jnp.float64)], -1)
@@ -670,6 +718,10 @@ def random_action(env: FuncEnv, state: EnvState, key) -> dict:
     the placement uniform over the region of the phase (house, temporary house, own half of
     the house in a lag; the step still moves it off a ball), the integer fields uniform over
     their legal masks (:func:`legal_masks`; all values when a mask is empty)."""
+    if env.task in SNOOKER_GAMES:
+        from . import functional_snooker as fs
+
+        return fs.random_action(env, state, key)
     spec = env.spec
     n = env.n_balls
     k = jax.random.split(key, 6)
@@ -730,7 +782,13 @@ def ghost_action(env: FuncEnv, state: EnvState) -> dict:
     * Remove_ball (Moscow): the object ball nearest a pocket.
     * Lag: from the middle of its half of the house, straight up the table at
       :func:`ghost_lag_speed` with natural roll.
+
+    The snooker games: :func:`cuegym.functional_snooker.ghost_action`.
     """
+    if env.task in SNOOKER_GAMES:
+        from . import functional_snooker as fs
+
+        return fs.ghost_action(env, state)
     spec = env.spec
     n = env.n_balls
     ids = jnp.arange(n)

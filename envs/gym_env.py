@@ -47,7 +47,11 @@ from gymnasium.vector import AutoresetMode
 from . import functional as F
 from . import render as R
 from .physics import POCKETS, get_table
-from .rules.base import PHASE_NAMES, clause_ids
+from .rules.base import clause_ids
+from .rules.snooker import SNOOKER_PHASE_NAMES
+
+PHASE_NAMES = SNOOKER_PHASE_NAMES
+"""Phase names by code, every game's (the Russian games use codes 0..5, snooker 0 and 4..7)."""
 
 INT_FIELDS = ("cue_ball", "ball", "pocket", "choice")
 MAX_OPPONENT_CALLS = 1000
@@ -75,9 +79,23 @@ def observation_space(env: F.FuncEnv) -> spaces.Dict:
     spec = env.spec
     hi = np.broadcast_to(np.array([spec.width, spec.length, 1.0], np.float32), (n, 3))
     cap = F.COUNT_CAP
+    if env.task in F.SNOOKER_GAMES:
+        return spaces.Dict({
+            "balls": spaces.Box(np.zeros((n, 3), np.float32), hi.copy(), dtype=np.float32),
+            "phase": spaces.Discrete(len(SNOOKER_PHASE_NAMES)),
+            "to_play": spaces.Discrete(2),
+            "scores": spaces.Box(-1000.0, 1000.0, (2,), np.float32),
+            "legal_ball": spaces.MultiBinary(n),
+            "legal_cue_ball": spaces.MultiBinary(n),
+            "legal_choice": spaces.MultiBinary(n),
+            "ball_on": spaces.MultiBinary(n),
+            "free_ball": spaces.Discrete(2),
+            "breaking": spaces.Discrete(2),
+            "remaining": spaces.Box(0, cap, (2,), np.int32),
+        })
     return spaces.Dict({
         "balls": spaces.Box(np.zeros((n, 3), np.float32), hi.copy(), dtype=np.float32),
-        "phase": spaces.Discrete(len(PHASE_NAMES)),
+        "phase": spaces.Discrete(6),
         "to_play": spaces.Discrete(2),
         "scores": spaces.Box(-1000.0, 1000.0, (2,), np.float32),
         "legal_ball": spaces.MultiBinary(n),
@@ -162,6 +180,16 @@ RECORD_SCALARS = ("to_play", "phase", "winner", "acted", "lag_winner", "foul_run
 RECORD_INTS = tuple((k, 1) for k in RECORD_FLAGS + RECORD_SCALARS) + (("scores", 2), ("debt", 2))
 RECORD_BOOLS = frozenset(RECORD_FLAGS)
 MASKS = ("legal_ball", "legal_cue_ball", "legal_choice", "owner")
+SLOTS = {"snooker": {"owner": "ball_on", "foul_run": "free_ball", "sudden_death": "breaking", "debt": "remaining"}}
+"""The record's columns are named for the Russian games' observation; a game family with
+other observation keys of the same shapes and dtypes stores them in those columns: family
+-> {column: observation key}."""
+
+
+def _slots(keys) -> dict:
+    """Column -> observation key for an observation with ``keys`` (a space's or a dict's)."""
+    table = SLOTS["snooker"] if "ball_on" in keys else {}
+    return {k: table.get(k, k) for k in ("owner", "foul_run", "sudden_death", "debt")}
 
 
 def _int_columns() -> dict:
@@ -198,6 +226,7 @@ def _record(state: F.EnvState, obs: dict) -> jnp.ndarray:
     state, the vector env not at all."""
     g = state.game
     b, n = obs["balls"].shape[:2]
+    obs = {**obs, **{col: obs[key] for col, key in _slots(obs).items()}}
     src = {"terminated": state.terminated, "truncated": state.truncated, "foul": state.foul,
            "clipped": state.clipped, "projected": state.projected, "truncated_shot": state.truncated_shot,
            "cue_replaced": state.cue_replaced, "to_play": obs["to_play"], "phase": obs["phase"], "winner": g.winner,
@@ -271,6 +300,7 @@ def _numpy_obs(rec: np.ndarray, space: spaces.Dict, index=None) -> dict:
     parts = {"balls": floats[:, :3 * n].reshape(-1, n, 3), "scores": floats[:, 3 * n:],
              **{k: ints[:, COL[k]] for k in ("phase", "to_play", "debt", "foul_run", "sudden_death")},
              **{k: masks[:, i] for i, k in enumerate(MASKS)}}
+    parts.update({key: parts[col] for col, key in _slots(space.spaces).items()})
     return {k: np.array(parts[k], sub.dtype) for k, sub in space.spaces.items()}  # copies, C-contiguous
 
 
@@ -288,6 +318,10 @@ def _decode(row: np.ndarray, space: spaces.Dict) -> tuple[list, dict]:
              "sudden_death": np.int64(vals[COL["sudden_death"]]),
              "debt": np.array(vals[COL["debt"]], np.int32), "foul_run": np.array(vals[COL["foul_run"]], np.int32),
              **{k: masks[i] for i, k in enumerate(MASKS)}}
+    for col, key in _slots(space.spaces).items():
+        if key != col:  # a column holding another family's key: in that key's space dtype
+            sub = space[key]
+            parts[key] = np.int64(parts[col]) if isinstance(sub, spaces.Discrete) else np.asarray(parts[col], sub.dtype)
     return vals, {k: parts[k] for k in space.spaces}
 
 

@@ -57,6 +57,8 @@ def opening_masks(env_id, obs):
         return ids == 15, none, none
     if task == "moscow-pyramid":  # MP-05: the cue ball from hand; MP-07: no call
         return ids == 0, none, none
+    if task in ("snooker", "american-snooker"):  # SN-17/AS-13: from the D; SN-22: a red on, nothing to nominate
+        return ids == 0, none, none
     return ids == 0, on & (ids != 0), none  # RP-07: cue ball from hand; RP-09: object balls on the table
 
 
