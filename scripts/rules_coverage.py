@@ -29,7 +29,7 @@ RULES_DIR = REPO / "envs" / "rules"
 TESTS_DIR = REPO / "tests"
 SCENARIOS_DIR = TESTS_DIR / "scenarios"
 OUTPUT = REPO / "docs" / "rules-coverage.md"
-DEFAULT_SECTIONS = ("RU-GEN", "RP", "AM", "MP", "SN", "AS")
+DEFAULT_SECTIONS = ("RU-GEN", "RP", "AM", "MP", "SN", "AS", "GF", "POOL-GEN")
 
 try:
     from cuegym.rules import catalogue

@@ -473,6 +473,15 @@ NOT_SIMULATED: dict[str, str] = {
     # AS (American snooker): the snooker codes
     "AS-28": "inject:mis_spotted_ball(ball) (the referee re-spots automatically, AMB-40)",
     "AS-29": "inject:mis_spotted_late(ball)",
+    "POOL-GEN-22": "inject:touched_ball(cue)",
+    "POOL-GEN-26": "inject:feet_off_floor",
+    "POOL-GEN-27": "inject:early_stroke (tooling only; actions are accepted only with all balls at rest)",
+    "POOL-GEN-38": "inject:touched_ball(ball)",
+    "POOL-GEN-48": "inject:ball_touched_foreign_object(ball); the simulator has no such objects",
+    "POOL-GEN-62": "inject:outside_interference (restore the pre-stroke snapshot; same player replays)",
+    "POOL-GEN-63": "inject:emergency",
+    "POOL-GEN-74": "inject:opponent_distraction",
+    "POOL-GEN-75": "inject:out_of_turn or inject:opponent_moved_ball",
 }
 
 
