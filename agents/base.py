@@ -26,6 +26,7 @@ import numpy as np
 from cuegym import ENV_TASKS
 from cuegym import functional as F
 from cuegym.gym_env import action_space
+from cuegym.rules import snooker as sn
 from cuegym.rules.base import IN_HAND_HOUSE, REMOVE_BALL, GameState
 
 
@@ -43,6 +44,13 @@ def make_func_env(env, **options) -> F.FuncEnv:
 
 OBS_KEYS = ("balls", "phase", "to_play", "scores", "legal_ball", "legal_cue_ball", "legal_choice", "owner", "debt",
             "foul_run", "sudden_death")
+SNOOKER_OBS_KEYS = ("balls", "phase", "to_play", "scores", "legal_ball", "legal_cue_ball", "legal_choice", "ball_on",
+                    "free_ball", "breaking", "remaining")
+"""The observation keys the agents read: the Russian games and tasks, the snooker games."""
+
+
+def obs_keys(env: F.FuncEnv) -> tuple:
+    return SNOOKER_OBS_KEYS if env.task in F.SNOOKER_GAMES else OBS_KEYS
 
 
 def observation_arrays(env: F.FuncEnv, observation) -> dict:
@@ -52,9 +60,9 @@ def observation_arrays(env: F.FuncEnv, observation) -> dict:
     if not isinstance(observation, dict):
         raise ValueError(f"observation: a dict as the env returns it, got {type(observation).__name__}")
     shapes = {"balls": (n, 3), "scores": (2,), "debt": (2,), "legal_ball": (n,), "legal_cue_ball": (n,),
-              "legal_choice": (n,), "owner": (n,)}
+              "legal_choice": (n,), "owner": (n,), "ball_on": (n,), "remaining": (2,)}
     out = {}
-    for k in OBS_KEYS:
+    for k in obs_keys(env):
         if k not in observation:
             raise ValueError(f"observation.{k}: missing")
         x = np.asarray(observation[k])
@@ -71,6 +79,8 @@ def state_from_observation(env: F.FuncEnv, obs: dict) -> F.EnvState:
     of :func:`observation_arrays`. Dtypes are those of :func:`cuegym.functional.init`, so the
     state fits the env's own compiled programs."""
     base = F.init(env, jax.random.PRNGKey(0))
+    if env.task in F.SNOOKER_GAMES:
+        return _snooker_state(base, obs)
     n = env.n_balls
     ids = jnp.arange(n)
     balls = jnp.asarray(obs["balls"], jnp.float64)
@@ -100,6 +110,36 @@ def state_from_observation(env: F.FuncEnv, obs: dict) -> F.EnvState:
         striker=jnp.where(phase == REMOVE_BALL, 1 - to_play, to_play),
         winner=-1,
         strokes=jnp.where(fresh, 0, 1),
+    )
+    game = jax.tree_util.tree_map(lambda b, v: jnp.asarray(v).astype(b.dtype), base.game, game)
+    return base._replace(xy=balls[:, :2], on=on, game=game, last_xy=balls[:, :2], last_on=on)
+
+
+def _snooker_state(base: F.EnvState, obs: dict) -> F.EnvState:
+    """The snooker games' :func:`state_from_observation`. The ball on is read from the
+    ``ball_on`` mask (a red; several colours: a colour to nominate; one colour with no red
+    left: that colour in sequence); outside a stroke, where the mask is empty, a red while
+    reds remain, else the lowest colour. What the observation lacks: the position before
+    the last stroke (taken as the current one), the touching ball (none)."""
+    ids = jnp.arange(sn.N_BALLS)
+    balls = jnp.asarray(obs["balls"], jnp.float64)
+    on = balls[:, 2] > 0.5
+    mask = jnp.asarray(obs["ball_on"]) > 0
+    is_red = (ids >= 1) & (ids < sn.FIRST_COLOUR)
+    colours = mask & (ids >= sn.FIRST_COLOUR)
+    value = lambda m: (jnp.argmax(m) - (sn.FIRST_COLOUR - 2)).astype(jnp.int32)  # noqa: E731  the first colour's value
+    idle = jnp.where(jnp.any(on & is_red), sn.RED_ON, jnp.where(jnp.any(on & (ids >= sn.FIRST_COLOUR)),
+                                                                 value(on & (ids >= sn.FIRST_COLOUR)), 7))
+    mode = jnp.where(jnp.any(mask & is_red), sn.RED_ON,
+                     jnp.where(jnp.sum(colours) >= 2, sn.COLOUR_ON, jnp.where(jnp.any(colours), value(colours), idle)))
+    legal = jnp.asarray(obs["legal_choice"])[: len(sn.CHOICE_NAMES)] > 0
+    choices = jnp.sum(jnp.where(legal, 1 << jnp.arange(len(sn.CHOICE_NAMES)), 0))
+    breaking = jnp.asarray(obs["breaking"]) > 0
+    game = base.game._replace(
+        to_play=obs["to_play"], phase=obs["phase"], scores=jnp.rint(jnp.asarray(obs["scores"], jnp.float64)),
+        ball_on=mode, free_ball=jnp.asarray(obs["free_ball"]) > 0, breaking=breaking, choices=choices,
+        miss=legal[sn.RESTORE], prev_xy=balls[:, :2], prev_on=on, prev_ball_on=mode,
+        strokes=jnp.where(breaking, 0, 1),
     )
     game = jax.tree_util.tree_map(lambda b, v: jnp.asarray(v).astype(b.dtype), base.game, game)
     return base._replace(xy=balls[:, :2], on=on, game=game, last_xy=balls[:, :2], last_on=on)

@@ -14,7 +14,9 @@ import jax
 import jax.numpy as jnp
 
 from cuegym import functional as F
+from cuegym import functional_snooker as fs
 from cuegym.rules import russian as ru
+from cuegym.rules import snooker as sn
 from cuegym.rules.base import IN_HAND_HOUSE, IN_HAND_REAR, LAG, REMOVE_BALL
 
 from . import geometry as G
@@ -36,17 +38,41 @@ class Plans(NamedTuple):
     score: jnp.ndarray
 
 
+D_SPOTS = 24  # the snooker agents try every 12th point of the D's grid from hand
+
+
 def _in_hand(phase):
-    return (phase == IN_HAND_HOUSE) | (phase == IN_HAND_REAR)
+    return (phase == IN_HAND_HOUSE) | (phase == IN_HAND_REAR) | (phase == sn.IN_HAND_D)
+
+
+def _games(env: F.FuncEnv) -> bool:
+    """A two-player game (a frame with a referee), not a one-stroke task."""
+    return env.task in F.REFEREES or env.task in F.SNOOKER_GAMES
+
+
+def hand_spot(env: F.FuncEnv, state: F.EnvState, place=None):
+    """(2,) [m]: ``place`` (default: the built-in ghost's spot for the phase) moved to the
+    nearest legal spot for the ball in hand (the house, the temporary house, the D)."""
+    spec, phase = env.spec, state.game.phase
+    if env.task in F.SNOOKER_GAMES:
+        place = fs.ghost_spot(spec) if place is None else place
+        return fs.project_d(spec, state.xy, state.on, place)[0]
+    place = F.ghost_spot(spec, phase) if place is None else place
+    if env.task in F.REFEREES:
+        return F.project_place(spec, phase, state.xy, state.on, F.HAND_BALL[env.task], place)[0]
+    return place
 
 
 def _targets(env: F.FuncEnv, state: F.EnvState, xy):
     """(N,) bool: the object balls a stroke may aim at: those on the table; from hand, only
-    those outside the in-hand region (RU-GEN-19/44); PotShot's object ball."""
+    those outside the in-hand region (RU-GEN-19/44); PotShot's object ball; in snooker the
+    balls on (:func:`cuegym.functional_snooker.balls_on`)."""
     ids = jnp.arange(env.n_balls)
     hand = F.HAND_BALL[env.task]
     on = state.on
     phase = state.game.phase
+    if env.task in F.SNOOKER_GAMES:
+        return fs.balls_on(state)
     if env.task not in F.REFEREES:
         return on & (ids != 0)
     outside = ~ru.in_region(env.spec, phase, xy)
@@ -77,12 +103,17 @@ def ghost_plans(env: F.FuncEnv, state: F.EnvState, k: int) -> Plans:
         s, j, p = idx // (n * 6), (idx // 6) % n, idx % 6
         return Plans(xy[s], s, j, p, pts.phi.reshape(-1)[idx], pts.speed.reshape(-1)[idx], score)
 
-    if env.task not in F.REFEREES:
+    if not _games(env):
         return from_position(None)
 
     def from_hand(_):
-        spots = G.hand_spots(env.table, spec, phase, xy, _targets(env, state, xy))
-        legal = jax.vmap(lambda q: ru.placement_ok(spec, phase, xy, on, hand, q))(spots)
+        if env.task in F.SNOOKER_GAMES:
+            grid = fs.d_grid(spec)
+            spots = jnp.concatenate([grid[:: grid.shape[0] // D_SPOTS], fs.ghost_spot(spec)[None]], 0)
+            legal = jax.vmap(lambda q: sn.placement_ok(spec, xy, on, q))(spots)
+        else:
+            spots = G.hand_spots(env.table, spec, phase, xy, _targets(env, state, xy))
+            legal = jax.vmap(lambda q: ru.placement_ok(spec, phase, xy, on, hand, q))(spots)
 
         def at(q):
             xy2, on2 = xy.at[hand].set(q), on.at[hand].set(True)
@@ -113,15 +144,11 @@ def ghost_decision(env: F.FuncEnv, state: F.EnvState, plans: Plans | None = None
     in_hand = _in_hand(phase)
     found = jnp.isfinite(plans.score[0])
     # the safety, with a ball in hand at the built-in ghost's spot
-    spot = F.ghost_spot(spec, phase)
-    if env.task in F.REFEREES:
-        spot, _ = F.project_place(spec, phase, state.xy, state.on, hand, spot)
+    spot = hand_spot(env, state)
     xy = jnp.where(in_hand, state.xy.at[hand].set(spot), state.xy)
     on = jnp.where(in_hand, state.on.at[hand].set(True), state.on)
     s0, j0, phi0, speed0 = G.safety(spec, xy, on, masks["cue_ball"], _targets(env, state, xy) & on)
-    place = jnp.where(found, plans.spot[0], spot)
-    if env.task in F.REFEREES:
-        place, _ = F.project_place(spec, phase, state.xy, state.on, hand, place)
+    place = hand_spot(env, state, jnp.where(found, plans.spot[0], spot))
     j = jnp.where(found, plans.j[0], j0)
     shot = jnp.stack([jnp.where(found, plans.phi[0], phi0), jnp.where(found, plans.speed[0], speed0), 0.0,
                       jnp.where(found, G.DRAW, 0.0), 0.0])
@@ -135,7 +162,7 @@ def ghost_decision(env: F.FuncEnv, state: F.EnvState, plans: Plans | None = None
         "pocket": jnp.where(found, plans.p[0], G.nearest_pocket(env.table, state.xy[j])).astype(jnp.int32),
         "choice": choice.astype(jnp.int32),
     }
-    if env.task in F.REFEREES or env.task == "lag":
+    if _games(env) or env.task == "lag":
         lag = F.ghost_action(env, state)
         is_lag = phase == LAG
         action["shot"] = jnp.where(is_lag, lag["shot"], action["shot"])

@@ -39,8 +39,8 @@ from cuegym.physics.noise import SIGMA_PHI, SIGMA_SPEED, SIGMA_TIP
 from cuegym.rules.base import FRAME_OVER, LAG, NORMAL
 
 from . import geometry as G
-from .base import Agent, state_from_observation
-from .baselines import _in_hand, _targets, ghost_decision, ghost_plans
+from .base import Agent, observation_arrays, state_from_observation
+from .baselines import _games, _in_hand, _targets, ghost_decision, ghost_plans, hand_spot
 
 FIELDS = ("shot", "place", "cue_ball", "ball", "pocket", "choice")
 
@@ -83,6 +83,8 @@ DEFAULT_BUDGETS = {
     "russian-pyramid": Budget(candidates=32, samples=4),
     "americanka": Budget(candidates=32, samples=4),
     "moscow-pyramid": Budget(candidates=32, samples=4),
+    "snooker": Budget(candidates=32, samples=4),
+    "american-snooker": Budget(candidates=32, samples=4),
 }
 
 # Variation of the candidates around a ghost-ball pot (first round) and around an elite
@@ -144,9 +146,8 @@ def propose(env: F.FuncEnv, state: F.EnvState, key, budget: Budget) -> dict:
     per = jnp.maximum((c + n_pots - 1) // n_pots - 1, 1)
     shot = jnp.where(exact[:, None], shot0, _vary(k_vary, shot0, True, rank, per))
     place = jnp.where(has, plans.spot[which], ghost["place"][None])
-    if env.task in F.REFEREES:
-        place = jax.vmap(lambda q: F.project_place(env.spec, state.game.phase, state.xy, state.on,
-                                                   F.HAND_BALL[env.task], q)[0])(place)
+    if _games(env):
+        place = jax.vmap(lambda q: hand_spot(env, state, q))(place)
     pick = lambda plan, gh: jnp.where(has, plan[which], gh).astype(jnp.int32)  # noqa: E731
     out = {
         "shot": shot,
@@ -226,13 +227,13 @@ def lane_value(env: F.FuncEnv, actor, nxt: F.EnvState, weight):
     built-in ghost's spot), for the actor when he plays on, against him when the opponent
     does, 0 when no stroke follows."""
     points = nxt.rewards[actor] / env.scale
-    if env.task not in F.REFEREES:
+    if not _games(env):
         return points, points > 0
     g = nxt.game
     hand = F.HAND_BALL[env.task]
     in_hand = _in_hand(g.phase)
     stroke = ((g.phase == NORMAL) | in_hand) & ~nxt.terminated
-    spot = F.ghost_spot(env.spec, g.phase)
+    spot = hand_spot(env, nxt)
     xy = jnp.where(in_hand, nxt.xy.at[hand].set(spot), nxt.xy)
     on = jnp.where(in_hand, nxt.on.at[hand].set(True), nxt.on)
     strikers = F.legal_masks(env, nxt)["cue_ball"]
@@ -332,8 +333,8 @@ class SearchAgent(Agent):
         self.noise = float(level)
         if not (isinstance(position_weight, (int, float)) and math.isfinite(position_weight)):
             raise ValueError(f"position_weight: a finite number, got {position_weight!r}")
-        self.position_weight = float(position_weight) if self.env.task in F.REFEREES else 0.0
-        self.lag_env = F.FuncEnv(task="lag", table=self.env.table) if self.env.task in F.REFEREES else self.env
+        self.position_weight = float(position_weight) if _games(self.env) else 0.0
+        self.lag_env = F.FuncEnv(task="lag", table=self.env.table) if _games(self.env) else self.env
 
     def _opts(self, env):
         return F.options(env)._replace(noise=jnp.asarray(self.noise, jnp.float64))
@@ -385,3 +386,64 @@ class SearchAgent(Agent):
         action, value, success, rounds = self._run(self.env, state, cands, k_run, t0, again)
         return action, {**info, "success": success, "value": value, "found": found, "rounds": rounds}
 
+    def search_candidates(self, observation, key, state: F.EnvState | None = None) -> dict:
+        """Every candidate stroke the search scores, with its statistics: for tools that
+        show more than the chosen action (``cuegym suggest``, :mod:`cuegym.coach`).
+
+        The rounds of :meth:`act` for a stroke, run with the same programs and the same
+        draws from ``key``, but always all ``rounds`` (the time budget is not applied, so
+        the result does not depend on the machine's speed). ``observation``: the env's
+        dict; ``state``: optionally the exact :class:`~cuegym.functional.EnvState` to play
+        from (default: rebuilt from the observation, :func:`state_from_observation`).
+
+        Returns a dict: ``state`` (the EnvState played from), ``actions`` (each action field
+        with a leading M = rounds x C, the rounds' candidates in order), ``value`` (M,) the
+        smoothed mean value, ``success`` (M,) the smoothed share of noisy copies that scored
+        (:func:`smooth`), ``round`` (M,) int. Raises ValueError when no stroke is due (a
+        lag, Moscow pyramid's remove_ball, a finished frame)."""
+        obs = observation_arrays(self.env, observation)
+        budget = self.budget
+        first, again, _, lanes, score = _programs(self.env, budget)
+        k_prop, k_run = jax.random.split(key)
+        rebuilt, cands, _, _, strokes = first(obs, k_prop)
+        if int(obs["phase"]) in (LAG, FRAME_OVER) or not bool(strokes):
+            raise ValueError(f"observation.phase: no stroke to search in phase {int(obs['phase'])} "
+                             "(a lag, a removal or a finished frame)")
+        state = rebuilt if state is None else state
+        step = F.batched(self.env).step
+        opts = self._opts(self.env)
+        weight = jnp.asarray(self.position_weight, jnp.float64)
+        level = jnp.asarray(self.noise, jnp.float64)
+        found = []
+        for r in range(budget.rounds):  # as _run, without the time budget
+            k_eval, k_next = jax.random.split(jax.random.fold_in(k_run, r))
+            nxt, _, _ = step(*lanes(state, cands, k_eval), opts)
+            value, success, top = score(state, cands, nxt, weight, level, budget.elites)
+            found.append((cands, value, success))
+            if r + 1 < budget.rounds:
+                cands = again({k: v[top] for k, v in cands.items()}, k_next)
+        return {
+            "state": state,
+            "actions": {k: np.concatenate([np.asarray(c[k]) for c, _, _ in found]) for k in FIELDS},
+            "value": np.concatenate([np.asarray(v) for _, v, _ in found]),
+            "success": np.concatenate([np.asarray(s) for _, _, s in found]),
+            "round": np.repeat(np.arange(len(found)), budget.candidates),
+        }
+
+    def evaluate(self, state: F.EnvState, actions: dict, key, noise: float | None = None) -> dict:
+        """Score given strokes as the search scores its candidates: ``actions`` (each action
+        field with a leading C = ``budget.candidates``, dtypes as :meth:`search_candidates`
+        returns them) are each played S times from ``state`` with the search's programs,
+        under ``noise`` (default the agent's). Returns ``value`` (C,) and ``success`` (C,)
+        (smoothed, :func:`smooth`: identical entries share their copies) and ``next``, the
+        C x S lanes' next states (candidate-major, NumPy)."""
+        budget = self.budget
+        _, _, _, lanes, score = _programs(self.env, budget)
+        level = jnp.asarray(self.noise if noise is None else noise, jnp.float64)
+        opts = self._opts(self.env)._replace(noise=level)
+        actions = {k: jnp.asarray(actions[k]) for k in FIELDS}
+        nxt, _, _ = F.batched(self.env).step(*lanes(state, actions, key), opts)
+        weight = jnp.asarray(self.position_weight, jnp.float64)
+        value, success, _ = score(state, actions, nxt, weight, level, budget.elites)
+        return {"value": np.asarray(value), "success": np.asarray(success),
+                "next": jax.tree_util.tree_map(np.asarray, nxt)}

@@ -16,11 +16,17 @@ Malformed input prints ``error: <message>`` on stderr and exits with status 2.
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 
 from ._cache import enable_compilation_cache
 
 EXIT_BAD_INPUT = 2
+
+COMMANDS: dict[str, str] = {"check-determinism": "determinism", "play": "replay", "view": "viewer", "suggest": "coach"}
+"""The commands kept in modules of their own: name -> module of ``cuegym``. Each module has
+``HELP`` and ``DESCRIPTION`` (str), ``add_arguments(parser)`` and ``run(args) -> int`` (the
+exit status), and imports its heavy dependencies inside ``run``."""
 
 
 def _positive_int(text: str) -> int:
@@ -59,6 +65,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="measure physics throughput (arguments go to cuegym.bench; see cuegym bench --help)",
         add_help=False,
     )
+    for name, module in COMMANDS.items():
+        mod = importlib.import_module(f"{__package__}.{module}")
+        mod.add_arguments(sub.add_parser(name, help=mod.HELP, description=mod.DESCRIPTION))
     return parser
 
 
@@ -223,8 +232,6 @@ def _cmd_simulate(args) -> int:
 
 
 def _cmd_bench(argv: list[str]) -> int:
-    import importlib
-
     try:
         bench = importlib.import_module(f"{__package__}.bench")
     except ModuleNotFoundError as e:
@@ -251,6 +258,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "simulate":
             return _cmd_simulate(args)
+        if args.command in COMMANDS:
+            return int(importlib.import_module(f"{__package__}.{COMMANDS[args.command]}").run(args) or 0)
     except PositionError as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -80,6 +80,45 @@ def test_every_agent_plays_legally_through_a_lag_ball_in_hand_and_strokes(env_id
     assert {LAG, IN_HAND_HOUSE, NORMAL} <= seen, seen
 
 
+def test_snooker_agents_place_in_the_D_nominate_and_answer_fouls():
+    """Snooker: from the break (cue ball in hand in the D) against the random opponent,
+    whose fouls bring the foul choice: every agent's placements are in the D and off the
+    balls (cuegym.rules.snooker.placement_ok; the random agent's only in the D), its
+    nomination is one the mask allows whenever one is open (SN-26/61), its answer to a
+    foul is an open option; the env never clips them."""
+    from cuegym.rules import snooker as sn
+    from cuegym.rules.snooker_sight import in_d
+
+    env_id = "cuegym/Snooker-v0"
+    spec = make_func_env(env_id).spec
+    seen = set()
+    for name, agent in agents(env_id).items():
+        env = gym.make(env_id, opponent="random")
+        obs, _ = env.reset(seed=4)
+        for k in range(3 if name != "search" else 2):
+            phase = int(obs["phase"])
+            if phase == 5:
+                break
+            seen.add(phase)
+            action = agent.act(obs, jax.random.PRNGKey(k))
+            assert env.action_space.contains(action), (name, action)
+            if obs["legal_ball"].any():
+                assert obs["legal_ball"][action["ball"]], (name, "nomination", action["ball"])
+            if phase == sn.FOUL_CHOICE:
+                assert obs["legal_choice"][action["choice"]], (name, "choice", action["choice"])
+            if phase == sn.IN_HAND_D:
+                place = np.asarray(action["place"], np.float64)
+                assert bool(in_d(spec, place)), (name, "place outside the D", place)
+                if name != "random":
+                    xy, on = obs["balls"][:, :2].astype(np.float64), obs["balls"][:, 2] > 0.5
+                    assert bool(sn.placement_ok(spec, xy, on, place)), (name, "place on a ball", place)
+            obs, _, term, trunc, info = env.step(action)
+            assert not info["clipped"], (name, info)
+            if term or trunc:
+                break
+    assert sn.IN_HAND_D in seen, seen
+
+
 def _obs(env_id, xy, on, phase, to_play=0, owner=None):
     """The env's observation of a hand-built state (cuegym.functional)."""
     env = make_func_env(env_id)
@@ -201,6 +240,6 @@ def test_bad_knobs_raise_naming_the_field():
     with pytest.raises(ValueError, match="noise"):
         SearchAgent("cuegym/PotShot-v0", noise=-1.0)
     with pytest.raises(ValueError, match="task"):
-        RandomAgent("cuegym/Snooker-v0")
+        RandomAgent("cuegym/Bowls-v0")
     with pytest.raises(ValueError, match="observation.balls"):
         GhostBallAgent("cuegym/PotShot-v0").act({"balls": np.zeros((3, 3))}, None)
