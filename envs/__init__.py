@@ -15,6 +15,7 @@ ENV_TASKS = {
     "cuegym/MoscowPyramid-v0": "moscow-pyramid",
     "cuegym/Snooker-v0": "snooker",
     "cuegym/AmericanSnooker-v0": "american-snooker",
+    "cuegym/Golf-v0": "golf",
 }
 ENV_IDS = tuple(ENV_TASKS)
 

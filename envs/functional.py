@@ -23,6 +23,9 @@ the same program (:func:`batched`). Tasks:
   the task. The reward of a decision, for each player, is the change in (own score −
   opponent's score) times ``reward_scale`` (points in Russian pyramid, default scale 0.1;
   balls won in Americanka and Moscow pyramid, default 1.0).
+* ``snooker``, ``american-snooker`` (:mod:`cuegym.functional_snooker`) and ``golf``
+  (:mod:`cuegym.functional_golf`: 2..6 players, option ``num_players``; each player's
+  reward is minus the strokes charged to him, so rewards are (6,) there, (2,) elsewhere).
 
 Phases of the Russian games (``state.game.phase``, :data:`cuegym.rules.base.PHASE_NAMES`):
 
@@ -106,19 +109,23 @@ FOOT = CUSHIONS.index("foot")
 COUNT_CAP = 1000  # observation bound of the counters (debt, fouls in a row)
 
 TASKS = {"pot-shot": 2, "lag": 1, "russian-pyramid": 16, "americanka": 16, "moscow-pyramid": 16, "snooker": 22,
-         "american-snooker": 22}
+         "american-snooker": 22, "golf": 7}
 """Task name -> number of balls N."""
 SNOOKER_GAMES = ("snooker", "american-snooker")
 """The snooker games, played by :mod:`cuegym.functional_snooker` (a table with a D)."""
-DEFAULT_TABLE = {"snooker": "snooker-12ft", "american-snooker": "snooker-12ft"}
-"""A task's table when none is given (AMB-46: American snooker on the 3500 x 1750 mm bed);
-every other task: ``pyramid-12ft``."""
+GOLF = "golf"
+"""Golf, played by :mod:`cuegym.functional_golf` (2..6 players, ``num_players``)."""
+MAX_PLAYERS = 6  # golf's most players (cuegym.rules.golf.MAX_PLAYERS): its rewards' length
+DEFAULT_TABLE = {"snooker": "snooker-12ft", "american-snooker": "snooker-12ft", GOLF: "snooker-12ft"}
+"""A task's table when none is given (AMB-46: American snooker on the 3500 x 1750 mm bed;
+GF-01: golf on a snooker table); every other task: ``pyramid-12ft``."""
 REFEREES = {rp.GAME: rp, am.GAME: am, mp.GAME: mp}
 """The Russian games: task name -> referee module."""
-HAND_BALL = {"pot-shot": 0, "lag": 0, rp.GAME: rp.CUE, am.GAME: am.BREAK_BALL, mp.GAME: mp.CUE}
+HAND_BALL = {"pot-shot": 0, "lag": 0, rp.GAME: rp.CUE, am.GAME: am.BREAK_BALL, mp.GAME: mp.CUE, "snooker": 0,
+             "american-snooker": 0}
 """The ball in hand of each task (Americanka: ball 16, index 15, AM-05/06, AMB-27)."""
 DEFAULT_REWARD_SCALE = {"pot-shot": 1.0, "lag": 1.0, rp.GAME: 0.1, am.GAME: 1.0, mp.GAME: 1.0, "snooker": 0.1,
-                        "american-snooker": 0.1}
+                        "american-snooker": 0.1, GOLF: 1.0}
 OPPONENT_CODES = {None: 0, "random": 1, "ghost": 2}
 """Opponent codes of :func:`opponent_action`: 0 keeps the given action."""
 
@@ -154,7 +161,8 @@ class LagStroke(NamedTuple):
 class EnvState(NamedTuple):
     """One table. ``xy`` (N, 2) [m], ``on`` (N,) bool: the layout (during a lag, the frame's
     layout waiting); ``game`` the referee state; ``shots`` () decisions played (strokes, lag
-    strokes and removals; ``max_shots`` truncates); ``rewards`` (2,) of the last decision;
+    strokes and removals; ``max_shots`` truncates); ``rewards`` (P,) of the last decision,
+    one per player (P = :attr:`FuncEnv.players`: 2, golf 6);
     ``terminated``, ``truncated`` (); ``clipped``, ``projected``, ``foul``,
     ``truncated_shot``, ``cue_replaced`` () flags of the last decision; ``acted`` () the
     player who made it; ``clauses`` (C,) bool the catalogue clauses applied to it (mask over
@@ -189,7 +197,8 @@ class EnvState(NamedTuple):
 class Options(NamedTuple):
     """The numeric options, traced (one program serves every value): ``noise`` () multiple
     of the tournament sigmas, ``reward_scale`` (), ``max_shots`` () int32, ``distance``
-    (2,) [m] and ``cut`` (2,) [degrees] pot-shot ranges, ``lag_break`` () bool."""
+    (2,) [m] and ``cut`` (2,) [degrees] pot-shot ranges, ``lag_break`` () bool,
+    ``num_players`` () int32 (golf: 2..6; read by no other task)."""
 
     noise: jnp.ndarray
     reward_scale: jnp.ndarray
@@ -197,13 +206,16 @@ class Options(NamedTuple):
     distance: jnp.ndarray
     cut: jnp.ndarray
     lag_break: jnp.ndarray
+    num_players: jnp.ndarray
 
 
 @dataclasses.dataclass(frozen=True)
 class FuncEnv:
     """Configuration of a task (hashable). ``reward_scale`` None takes the task's default
     (:data:`DEFAULT_REWARD_SCALE`); ``lag_break`` starts every frame of a Russian game with
-    a lag for the break (RU-GEN-06) instead of a breaker drawn at random."""
+    a lag for the break (RU-GEN-06) instead of a breaker drawn at random; ``num_players``
+    the players of a golf game, 2..6 (GF-02; traced: one program serves every count; the
+    other tasks are two-player games and take only 2)."""
 
     task: str = "russian-pyramid"
     table: str | None = None  # None: DEFAULT_TABLE of the task, else pyramid-12ft
@@ -213,6 +225,7 @@ class FuncEnv:
     distance: tuple[float, float] = (0.2, 1.0)  # pot-shot: cue ball to object ball [m]
     cut: tuple[float, float] = (0.0, 45.0)  # pot-shot: cut angle [degrees]
     lag_break: bool = False
+    num_players: int = 2
 
     def __post_init__(self):
         if self.task not in TASKS:
@@ -243,6 +256,12 @@ class FuncEnv:
         if self.lag_break and self.task not in (*REFEREES, *SNOOKER_GAMES):
             raise ValueError(f"lag_break: only for the two-player games ({', '.join((*REFEREES, *SNOOKER_GAMES))}), "
                              f"not {self.task!r}")
+        integer = isinstance(self.num_players, (int, np.integer)) and not isinstance(self.num_players, bool)
+        if not integer or not 2 <= self.num_players <= MAX_PLAYERS:
+            raise ValueError(f"num_players: an integer in 2..{MAX_PLAYERS}, got {self.num_players!r}")
+        if self.task != GOLF and self.num_players != 2:
+            raise ValueError(f"num_players: {self.task} is a two-player game (2); only golf takes 2..{MAX_PLAYERS}, "
+                             f"got {self.num_players!r}")
 
     @property
     def spec(self):
@@ -251,6 +270,12 @@ class FuncEnv:
     @property
     def n_balls(self) -> int:
         return TASKS[self.task]
+
+    @property
+    def players(self) -> int:
+        """P, the length of the per-player arrays (rewards, scores): golf's most players
+        (6, whatever ``num_players``), 2 for the other tasks."""
+        return MAX_PLAYERS if self.task == GOLF else 2
 
     @property
     def scale(self) -> float:
@@ -265,7 +290,7 @@ def options(env: FuncEnv) -> Options:
     """The traced options of ``env``."""
     f = lambda x: jnp.asarray(x, jnp.float64)  # noqa: E731
     return Options(f(env.noise), f(env.scale), jnp.asarray(env.max_shots, jnp.int32), f(env.distance), f(env.cut),
-                   jnp.asarray(bool(env.lag_break)))
+                   jnp.asarray(bool(env.lag_break)), jnp.asarray(env.num_players, jnp.int32))
 
 
 # ----------------------------------------------------------------------------- init
@@ -278,6 +303,10 @@ def init(env: FuncEnv, key, opts: Options | None = None) -> EnvState:
         from . import functional_snooker as fs
 
         return fs.init(env, key, opts)
+    if env.task == GOLF:
+        from . import functional_golf as fg
+
+        return fg.init(env, key, opts)
     n = env.n_balls
     k_first, k_layout = jax.random.split(key)
     if env.task == "pot-shot":
@@ -298,13 +327,14 @@ def init(env: FuncEnv, key, opts: Options | None = None) -> EnvState:
     return new_episode(xy, on, game)
 
 
-def new_episode(xy, on, game) -> EnvState:
+def new_episode(xy, on, game, players: int = 2) -> EnvState:
     """The EnvState of a new episode from its layout ``xy`` (N, 2) [m], ``on`` (N,) and
-    referee state ``game``: no decision played yet."""
+    referee state ``game``: no decision played yet; ``players`` (static) the rewards'
+    length P."""
     z = jnp.asarray(False)
     f = lambda x: jnp.asarray(x, jnp.float64)  # noqa: E731  (strong dtypes: the same avals as step's output)
     lag = LagStroke(f(jnp.inf), f(0.0), f(0.0), jnp.asarray(-1, jnp.int32), z, jnp.asarray(0, jnp.int32), f(0.0))
-    return EnvState(xy, on, game, jnp.asarray(0, jnp.int32), jnp.zeros(2), z, z, z, z, z, z,
+    return EnvState(xy, on, game, jnp.asarray(0, jnp.int32), jnp.zeros(players), z, z, z, z, z, z,
                     jnp.asarray(0, jnp.int32), z, jnp.zeros(NUM_CLAUSES, bool), lag, jnp.asarray(-1, jnp.int32),
                     xy, on, jnp.zeros(6))
 
@@ -445,6 +475,10 @@ def legal_masks(env: FuncEnv, state: EnvState):
         from . import functional_snooker as fs
 
         return fs.legal_masks(env, state)
+    if env.task == GOLF:
+        from . import functional_golf as fg
+
+        return fg.legal_masks(env, state)
     n = env.n_balls
     ids = jnp.arange(n)
     g = state.game
@@ -537,6 +571,10 @@ def step(env: FuncEnv, state: EnvState, action, key, opts: Options | None = None
         from . import functional_snooker as fs
 
         return fs.step(env, state, action, key, opts)
+    if env.task == GOLF:
+        from . import functional_golf as fg
+
+        return fg.step(env, state, action, key, opts)
     spec = env.spec
     table = get_table(env.table)
     task = env.task
@@ -674,6 +712,10 @@ def observe(env: FuncEnv, state: EnvState) -> dict:
         from . import functional_snooker as fs
 
         return fs.observe(env, state)
+    if env.task == GOLF:
+        from . import functional_golf as fg
+
+        return fg.observe(env, state)
     on = state.on
     g = state.game
     balls = jnp.concatenate([jnp.where(on[:, None], state.xy, 0.0), on[:, None].astype(jnp.float64)], -1)
@@ -722,6 +764,10 @@ def random_action(env: FuncEnv, state: EnvState, key) -> dict:
         from . import functional_snooker as fs
 
         return fs.random_action(env, state, key)
+    if env.task == GOLF:
+        from . import functional_golf as fg
+
+        return fg.random_action(env, state, key)
     spec = env.spec
     n = env.n_balls
     k = jax.random.split(key, 6)
@@ -789,6 +835,10 @@ def ghost_action(env: FuncEnv, state: EnvState) -> dict:
         from . import functional_snooker as fs
 
         return fs.ghost_action(env, state)
+    if env.task == GOLF:
+        from . import functional_golf as fg
+
+        return fg.ghost_action(env, state)
     spec = env.spec
     n = env.n_balls
     ids = jnp.arange(n)

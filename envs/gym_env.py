@@ -14,22 +14,24 @@ the next-step autoreset inside the jitted step instead.
 
 Opponents (``opponent=``): ``None`` — the agent plays every turn, ``info["to_play"]`` says
 whose turn is next and the reward is the acting player's. ``"random"``, ``"ghost"`` or a
-callable — the agent is always player 0; after the agent's decision the env plays player
-1's decisions (strokes, lag strokes, Moscow removals) inside ``step`` until it is player 0's
-turn again or the frame ends, and the reward is player 0's total over all of them;
-``info["opponent_strokes"]`` counts player 1's decisions played. The built-in opponents run
-inside the compiled step (:func:`cuegym.functional.opponent_action`) from the env's own key
-stream, so they are deterministic per seed. A callable is called from Python between
-compiled steps with the observation (player 1 to play) and returns an action: ``f(obs) ->
-action`` for the single env; in the vector env ``f(obs_batch) -> action_batch`` over all
-sub-envs (only those where player 1 is to play use it). When player 1 opens a frame (it
-breaks; in a lag player 0 always plays first), its decisions are played inside ``reset()``
-(or the autoreset step) and their reward for player 0 is added to the frame's
-first step, so an episode's return is player 0's final score difference × ``reward_scale``.
+callable — the agent is always player 0; after the agent's decision the env plays the other
+players' decisions (player 1's; in golf players 1..5: strokes, lag strokes, Moscow removals,
+golf set-ups) inside ``step`` until it is player 0's turn again or the frame ends, and the
+reward is player 0's total over all of them; ``info["opponent_strokes"]`` counts the other
+players' decisions played. The built-in opponents run inside the compiled step
+(:func:`cuegym.functional.opponent_action`) from the env's own key stream, so they are
+deterministic per seed. A callable is called from Python between compiled steps with the
+observation (another player to play) and returns an action: ``f(obs) -> action`` for the
+single env; in the vector env ``f(obs_batch) -> action_batch`` over all sub-envs (only those
+where a player other than 0 is to play use it). When another player opens a frame (it
+breaks; in golf, the first player drawn by lot; in a lag player 0 always plays first), its
+decisions are played inside ``reset()`` (or the autoreset step) and their reward for player
+0 is added to the frame's first step, so an episode's return is player 0's final score
+difference × ``reward_scale`` (golf: minus his strokes × ``reward_scale``).
 A frame that the opponent wins before player 0 has played is discarded and a new one dealt.
 At most :data:`MAX_OPPONENT_CALLS` compiled steps are run per ``step``/``reset``; since a
 frame truncates at ``max_shots`` decisions, the cap is only reached if more than that many
-frames are dealt and discarded, and the step then returns with player 1 to play.
+frames are dealt and discarded, and the step then returns with another player to play.
 """
 
 from __future__ import annotations
@@ -48,10 +50,13 @@ from . import functional as F
 from . import render as R
 from .physics import POCKETS, get_table
 from .rules.base import clause_ids
+from .rules import golf as gf
+from .rules.golf import GOLF_PHASE_NAMES, MAX_PLAYERS
 from .rules.snooker import SNOOKER_PHASE_NAMES
 
-PHASE_NAMES = SNOOKER_PHASE_NAMES
-"""Phase names by code, every game's (the Russian games use codes 0..5, snooker 0 and 4..7)."""
+PHASE_NAMES = GOLF_PHASE_NAMES
+"""Phase names by code, every game's (the Russian games use codes 0..5, snooker 0 and 4..7,
+golf 0, 1, 5 and 8)."""
 
 INT_FIELDS = ("cue_ball", "ball", "pocket", "choice")
 MAX_OPPONENT_CALLS = 1000
@@ -79,6 +84,20 @@ def observation_space(env: F.FuncEnv) -> spaces.Dict:
     spec = env.spec
     hi = np.broadcast_to(np.array([spec.width, spec.length, 1.0], np.float32), (n, 3))
     cap = F.COUNT_CAP
+    if env.task == F.GOLF:
+        p = env.players
+        return spaces.Dict({
+            "balls": spaces.Box(np.zeros((n, 3), np.float32), hi.copy(), dtype=np.float32),
+            "phase": spaces.Discrete(len(GOLF_PHASE_NAMES)),
+            "to_play": spaces.Discrete(p),
+            "scores": spaces.Box(0.0, float(np.iinfo(np.int32).max), (p,), np.float32),  # strokes
+            "legal_ball": spaces.MultiBinary(n),
+            "legal_cue_ball": spaces.MultiBinary(n),
+            "legal_choice": spaces.MultiBinary(n),
+            "target_pocket": spaces.Box(-1, len(POCKETS) - 1, (p,), np.int32),
+            "opening": spaces.Discrete(2),
+            "num_players": spaces.Discrete(MAX_PLAYERS + 1),
+        })
     if env.task in F.SNOOKER_GAMES:
         return spaces.Dict({
             "balls": spaces.Box(np.zeros((n, 3), np.float32), hi.copy(), dtype=np.float32),
@@ -169,51 +188,61 @@ def check_action(action, batch: int | None = None, n_balls: int | None = None, o
 # the program. The record is one transfer, and the single env decodes it with one
 # ``tolist`` for the integers and one copy per dtype (:func:`_decode`).
 #
-# Columns, every value exact: REWARDS the rewards (2,) float64 as 4 int32 words (bit
-# patterns; first, so each row stays 8-byte aligned), INTS the RECORD_INTS (flags as 0 / 1),
-# then (``record_layout``) ``floats`` the observation's balls (N, 3) and scores (2,) as
-# float32 bit patterns, ``masks`` the observation's MASKS (4 x N int8, four to a word), and
-# a zero column when K would be odd. The clause mask is read from the state instead (below).
+# Columns (``record_layout`` for N balls and P players: 2, golf 6), every value exact:
+# ``rewards`` the rewards (P,) float64 as 2P int32 words (bit patterns; first, so each row
+# stays 8-byte aligned), ``ints`` the RECORD_FLAGS (as 0 / 1), RECORD_SCALARS and
+# RECORD_PER_PLAYER (P wide each), ``floats`` the observation's balls (N, 3) and scores
+# (P,) as float32 bit patterns,
+# ``masks`` the observation's MASKS (4 x N int8, four to a word), and a zero column when K
+# would be odd. With P = 2 this is the layout the record had before golf, byte for byte.
+# The clause mask is read from the state instead (below).
 
 RECORD_FLAGS = ("terminated", "truncated", "foul", "clipped", "projected", "truncated_shot", "cue_replaced")  # bool
 RECORD_SCALARS = ("to_play", "phase", "winner", "acted", "lag_winner", "foul_run", "sudden_death")  # int32
-RECORD_INTS = tuple((k, 1) for k in RECORD_FLAGS + RECORD_SCALARS) + (("scores", 2), ("debt", 2))
+RECORD_PER_PLAYER = ("scores", "debt")  # int32, P wide
 RECORD_BOOLS = frozenset(RECORD_FLAGS)
 MASKS = ("legal_ball", "legal_cue_ball", "legal_choice", "owner")
-SLOTS = {"snooker": {"owner": "ball_on", "foul_run": "free_ball", "sudden_death": "breaking", "debt": "remaining"}}
+SLOTS = {"snooker": {"owner": "ball_on", "foul_run": "free_ball", "sudden_death": "breaking", "debt": "remaining"},
+         "golf": {"owner": None, "foul_run": "opening", "sudden_death": "num_players", "debt": "target_pocket"}}
 """The record's columns are named for the Russian games' observation; a game family with
 other observation keys of the same shapes and dtypes stores them in those columns: family
--> {column: observation key}."""
+-> {column: observation key}; None leaves the column zero (golf has no per-ball owner)."""
+SLOT_COLUMNS = ("owner", "foul_run", "sudden_death", "debt")
 
 
 def _slots(keys) -> dict:
-    """Column -> observation key for an observation with ``keys`` (a space's or a dict's)."""
-    table = SLOTS["snooker"] if "ball_on" in keys else {}
-    return {k: table.get(k, k) for k in ("owner", "foul_run", "sudden_death", "debt")}
-
-
-def _int_columns() -> dict:
-    """Name -> column of a RECORD_INTS field within the ints block: an int, or a slice for
-    a field of width 2."""
-    cols, at = {}, 0
-    for name, width in RECORD_INTS:
-        cols[name] = at if width == 1 else slice(at, at + width)
-        at += width
-    return cols
-
-
-COL = _int_columns()
-N_INTS = sum(w for _, w in RECORD_INTS)
-REWARDS, INTS = slice(0, 4), slice(4, 4 + N_INTS)
+    """Column -> observation key (or None) for an observation with ``keys`` (a space's or a
+    dict's): the family is told by a key of its own."""
+    table = SLOTS["snooker"] if "ball_on" in keys else SLOTS["golf"] if "target_pocket" in keys else {}
+    return {k: table.get(k, k) for k in SLOT_COLUMNS}
 
 
 @functools.lru_cache(maxsize=None)
-def record_layout(n_balls: int) -> dict:
-    """The record's column blocks for N balls: ``floats``, ``masks`` -> slice (``rewards``
-    and ``ints`` are REWARDS and INTS for every N), ``width`` -> K."""
-    floats = slice(INTS.stop, INTS.stop + 3 * n_balls + 2)
+def record_layout(n_balls: int, players: int = 2) -> dict:
+    """The record's column blocks for N balls and P players (the rewards' length):
+    ``rewards``, ``ints``, ``floats``, ``masks`` -> slice, ``cols`` -> {ints field name ->
+    column within the ints block: an int, or a slice for a per-player field}, ``width`` -> K."""
+    cols, at = {}, 0
+    for name in RECORD_FLAGS + RECORD_SCALARS:
+        cols[name], at = at, at + 1
+    for name in RECORD_PER_PLAYER:
+        cols[name], at = slice(at, at + players), at + players
+    rewards = slice(0, 2 * players)  # float64 as two words each
+    ints = slice(rewards.stop, rewards.stop + at)
+    floats = slice(ints.stop, ints.stop + 3 * n_balls + players)
     masks = slice(floats.stop, floats.stop + n_balls)  # 4 x N int8, four to a word
-    return {"floats": floats, "masks": masks, "width": masks.stop + masks.stop % 2}
+    return {"rewards": rewards, "ints": ints, "cols": cols, "floats": floats, "masks": masks,
+            "width": masks.stop + masks.stop % 2}
+
+
+def _space_layout(space: spaces.Dict) -> dict:
+    """:func:`record_layout` of an env with observation space ``space``."""
+    return record_layout(space["balls"].shape[0], space["scores"].shape[0])
+
+
+def _game_scores(g):
+    """(P,) int32 the referee's scores: points or balls won, golf's strokes."""
+    return g.strokes if isinstance(g, gf.GolfState) else g.scores
 
 
 def _record(state: F.EnvState, obs: dict) -> jnp.ndarray:
@@ -226,31 +255,38 @@ def _record(state: F.EnvState, obs: dict) -> jnp.ndarray:
     state, the vector env not at all."""
     g = state.game
     b, n = obs["balls"].shape[:2]
-    obs = {**obs, **{col: obs[key] for col, key in _slots(obs).items()}}
+    players = state.rewards.shape[1]
+    zero = {"owner": jnp.zeros((b, n), jnp.int8)}  # the only column a family leaves empty so far
+    obs = {**obs, **{col: obs[key] if key is not None else zero[col] for col, key in _slots(obs).items()}}
+    scores = _game_scores(g)
     src = {"terminated": state.terminated, "truncated": state.truncated, "foul": state.foul,
            "clipped": state.clipped, "projected": state.projected, "truncated_shot": state.truncated_shot,
            "cue_replaced": state.cue_replaced, "to_play": obs["to_play"], "phase": obs["phase"], "winner": g.winner,
            "acted": state.acted, "lag_winner": state.lag_winner, "foul_run": obs["foul_run"],
-           "sudden_death": obs["sudden_death"], "scores": g.scores, "debt": obs["debt"]}
+           "sudden_death": obs["sudden_death"], "scores": scores, "debt": obs["debt"]}
     checks = [(k, src[k], jnp.bool_) for k in RECORD_FLAGS]
-    checks += [(k, src[k], jnp.int32) for k in RECORD_SCALARS + ("scores", "debt")]
+    checks += [(k, src[k], jnp.int32) for k in RECORD_SCALARS + RECORD_PER_PLAYER]
     checks += [("rewards", state.rewards, jnp.float64), ("observation balls", obs["balls"], jnp.float32),
                ("observation scores", obs["scores"], jnp.float32)]
     checks += [(k, obs[k], jnp.int8) for k in MASKS]
     for name, x, dtype in checks:  # checked while tracing: each block holds its values exactly
         if x.dtype != dtype:
             raise TypeError(f"host record: {name} is {x.dtype}, expected {jnp.dtype(dtype)}")
+    for name in ("scores", "debt", "observation scores"):
+        x = src[name] if name in src else obs["scores"]
+        if x.shape != (b, players):
+            raise TypeError(f"host record: {name} has shape {x.shape[1:]}, expected ({players},) like the rewards")
     bits = functools.partial(jax.lax.bitcast_convert_type, new_dtype=jnp.int32)  # float64 -> 2 words, 4 int8 -> 1
     blocks = [
-        bits(state.rewards).reshape(b, 4),
+        bits(state.rewards).reshape(b, 2 * players),
         jnp.stack([src[k] for k in RECORD_FLAGS], 1).astype(jnp.int32),
         jnp.stack([src[k] for k in RECORD_SCALARS], 1),
-        g.scores,
+        scores,
         obs["debt"],
         bits(jnp.concatenate([obs["balls"].reshape(b, 3 * n), obs["scores"]], 1)),
         bits(jnp.stack([obs[k] for k in MASKS], 1).reshape(b, n, 4)),
     ]
-    pad = record_layout(n)["width"] - sum(x.shape[1] for x in blocks)
+    pad = record_layout(n, players)["width"] - sum(x.shape[1] for x in blocks)
     if pad:
         blocks.append(jnp.zeros((b, pad), jnp.int32))
     return jnp.concatenate(blocks, 1)
@@ -277,12 +313,13 @@ def host_program(task: str, table: str) -> F.Program:
     return F.Program(reset, step)
 
 
-def _field(rec: np.ndarray, name: str) -> np.ndarray:
-    """Field ``name`` of every table of a record (B, K), (B, ...) in the state's dtype:
-    ``rewards`` (B, 2) float64, a flag bool, any other RECORD_INTS field int32."""
+def _field(rec: np.ndarray, name: str, lay: dict) -> np.ndarray:
+    """Field ``name`` of every table of a record (B, K) of layout ``lay``
+    (:func:`record_layout`), (B, ...) in the state's dtype: ``rewards`` (B, P) float64, a
+    flag bool, any other ints field int32."""
     if name == "rewards":
-        return np.ascontiguousarray(rec[:, REWARDS]).view(np.float64)
-    col = rec[:, INTS][:, COL[name]]
+        return np.ascontiguousarray(rec[:, lay["rewards"]]).view(np.float64)
+    col = rec[:, lay["ints"]][:, lay["cols"][name]]
     return col != 0 if name in RECORD_BOOLS else col
 
 
@@ -293,14 +330,14 @@ def _numpy_obs(rec: np.ndarray, space: spaces.Dict, index=None) -> dict:
     if index is not None:
         return _decode(rec[index], space)[1]
     n = space["balls"].shape[0]
-    lay = record_layout(n)
-    ints = rec[:, INTS]
+    lay = _space_layout(space)
+    ints = rec[:, lay["ints"]]
     floats = rec[:, lay["floats"]].view(np.float32)
     masks = np.ascontiguousarray(rec[:, lay["masks"]]).view(np.int8).reshape(-1, 4, n)
     parts = {"balls": floats[:, :3 * n].reshape(-1, n, 3), "scores": floats[:, 3 * n:],
-             **{k: ints[:, COL[k]] for k in ("phase", "to_play", "debt", "foul_run", "sudden_death")},
+             **{k: ints[:, lay["cols"][k]] for k in ("phase", "to_play", "debt", "foul_run", "sudden_death")},
              **{k: masks[:, i] for i, k in enumerate(MASKS)}}
-    parts.update({key: parts[col] for col, key in _slots(space.spaces).items()})
+    parts.update({key: parts[col] for col, key in _slots(space.spaces).items() if key is not None})
     return {k: np.array(parts[k], sub.dtype) for k, sub in space.spaces.items()}  # copies, C-contiguous
 
 
@@ -309,17 +346,18 @@ def _decode(row: np.ndarray, space: spaces.Dict) -> tuple[list, dict]:
     ``info``) and its observation (one copy per dtype, the entries views of those copies:
     each writable and C-contiguous, none overlapping)."""
     n = space["balls"].shape[0]
-    lay = record_layout(n)
-    vals = row[INTS].tolist()
+    lay = _space_layout(space)
+    col_of = lay["cols"]
+    vals = row[lay["ints"]].tolist()
     floats = np.array(row[lay["floats"]]).view(np.float32)  # balls, then scores
     masks = np.array(row[lay["masks"]]).view(np.int8).reshape(4, n)
     parts = {"balls": floats[:3 * n].reshape(n, 3), "scores": floats[3 * n:],
-             "phase": np.int64(vals[COL["phase"]]), "to_play": np.int64(vals[COL["to_play"]]),
-             "sudden_death": np.int64(vals[COL["sudden_death"]]),
-             "debt": np.array(vals[COL["debt"]], np.int32), "foul_run": np.array(vals[COL["foul_run"]], np.int32),
+             "phase": np.int64(vals[col_of["phase"]]), "to_play": np.int64(vals[col_of["to_play"]]),
+             "sudden_death": np.int64(vals[col_of["sudden_death"]]),
+             "debt": np.array(vals[col_of["debt"]], np.int32), "foul_run": np.array(vals[col_of["foul_run"]], np.int32),
              **{k: masks[i] for i, k in enumerate(MASKS)}}
     for col, key in _slots(space.spaces).items():
-        if key != col:  # a column holding another family's key: in that key's space dtype
+        if key is not None and key != col:  # a column holding another family's key: in that key's space dtype
             sub = space[key]
             parts[key] = np.int64(parts[col]) if isinstance(sub, spaces.Discrete) else np.asarray(parts[col], sub.dtype)
     return vals, {k: parts[k] for k in space.spaces}
@@ -355,7 +393,8 @@ class _Tables:
         self._no_lanes = _frozen(np.zeros(num, bool))
         self._no_opponent = _frozen(np.zeros(num, np.int32))
         self.done = self._no_lanes
-        self.pending = np.zeros((num, 2))  # opponent's opening rewards, paid on the frame's first step
+        self.lay = record_layout(func.n_balls, func.players)
+        self.pending = np.zeros((num, func.players))  # opponents' opening rewards, paid on the frame's first step
 
     def seed(self, seed: int):
         self.keys = jax.vmap(jax.random.PRNGKey)(np.arange(self.num) + seed)
@@ -369,13 +408,14 @@ class _Tables:
     def reset(self):
         self.state, record, self.keys = self.program.reset(self.keys, self.opts)
         self.done = self._no_lanes
-        self.pending = np.zeros((self.num, 2))
+        self.pending = np.zeros((self.num, self.func.players))
         rec = self._fetch(record)
         count = np.zeros(self.num, np.int64)
         if self.opponent is not None:
             opening = np.ones(self.num, bool)
-            ended = _field(rec, "terminated") | _field(rec, "truncated")
-            _, count = self._opponent_loop(opening, ended, _field(rec, "to_play"), np.zeros((self.num, 2)))
+            ended = _field(rec, "terminated", self.lay) | _field(rec, "truncated", self.lay)
+            none = np.zeros((self.num, self.func.players))
+            _, count = self._opponent_loop(opening, ended, _field(rec, "to_play", self.lay), none)
         return count
 
     def step(self, act: dict):
@@ -390,33 +430,35 @@ class _Tables:
         agent = self._fetch(record)
         self.agent_clauses = self.state.clauses  # (B, C) on the device: the single env's info reads it
         if self.single and self.opponent is None:  # nothing else to play, and no lane was done
-            return agent[:, REWARDS].view(np.float64), agent, None
-        total = np.where(done[:, None], 0.0, _field(agent, "rewards"))
+            return agent[:, self.lay["rewards"]].view(np.float64), agent, None
+        total = np.where(done[:, None], 0.0, _field(agent, "rewards", self.lay))
         count = np.zeros(self.num, np.int64)
         if self.opponent is not None:
             total = total + np.where(done[:, None], 0.0, self.pending)
-            self.pending = np.zeros((self.num, 2))  # paid now (a lane resetting starts a new frame at 0)
-            ended = (_field(agent, "terminated") | _field(agent, "truncated")) & ~done
-            total, count = self._opponent_loop(done.copy(), ended, _field(agent, "to_play"), total)
+            # paid now (a lane resetting starts a new frame at 0)
+            self.pending = np.zeros((self.num, self.func.players))
+            ended = (_field(agent, "terminated", self.lay) | _field(agent, "truncated", self.lay)) & ~done
+            total, count = self._opponent_loop(done.copy(), ended, _field(agent, "to_play", self.lay), total)
         return total, agent, count
 
     def _opponent_loop(self, opening, ended, to_play, total):
-        """Play player 1's decisions until player 0 is to play or the frame ends. Lanes in
+        """Play the other players' decisions until player 0 is to play or the frame ends. Lanes in
         ``opening`` have not seen player 0 play yet: their rewards are deferred (pending)
         and a frame ending there is dealt again."""
         count = np.zeros(self.num, np.int64)
         for _ in range(MAX_OPPONENT_CALLS):
             redo = opening & ended
-            need = (~ended & (to_play == 1)) | redo
+            need = (~ended & (to_play != 0)) | redo
             if not need.any():
                 break
             act = self._opponent_actions()
             code = np.where(need & ~redo, self.code, 0).astype(np.int32)
             self.state, record, self.keys = self.program.step(self.state, act, self.keys, redo, need, code, self.opts)
             rec = self._fetch(record)
-            term, trunc, to_play = _field(rec, "terminated"), _field(rec, "truncated"), _field(rec, "to_play")
+            term, trunc = _field(rec, "terminated", self.lay), _field(rec, "truncated", self.lay)
+            to_play = _field(rec, "to_play", self.lay)
             played = need & ~redo
-            r = np.where(played[:, None], _field(rec, "rewards"), 0.0)
+            r = np.where(played[:, None], _field(rec, "rewards", self.lay), 0.0)
             self.pending = np.where(redo[:, None], 0.0, self.pending) + np.where(opening[:, None], r, 0.0)
             total = total + np.where(opening[:, None], 0.0, r)
             count += played
@@ -439,21 +481,21 @@ def _frozen(x: np.ndarray) -> np.ndarray:
     return x
 
 
-def _stroke_info(vals: list, clauses: np.ndarray) -> dict:
+def _stroke_info(vals: list, clauses: np.ndarray, col: dict) -> dict:
     """The agent's decision: the ints block ``vals`` (Python ints) of its record row and
     its clause mask (C,)."""
     return {
-        "acted": vals[COL["acted"]], "foul": bool(vals[COL["foul"]]), "clipped": bool(vals[COL["clipped"]]),
-        "projected": bool(vals[COL["projected"]]), "truncated_shot": bool(vals[COL["truncated_shot"]]),
-        "cue_replaced": bool(vals[COL["cue_replaced"]]), "clauses": clause_ids(clauses),
-        "lag_winner": vals[COL["lag_winner"]],
+        "acted": vals[col["acted"]], "foul": bool(vals[col["foul"]]), "clipped": bool(vals[col["clipped"]]),
+        "projected": bool(vals[col["projected"]]), "truncated_shot": bool(vals[col["truncated_shot"]]),
+        "cue_replaced": bool(vals[col["cue_replaced"]]), "clauses": clause_ids(clauses),
+        "lag_winner": vals[col["lag_winner"]],
     }
 
 
-def _frame_info(vals: list) -> dict:
+def _frame_info(vals: list, col: dict) -> dict:
     """The frame in the ints block ``vals`` (Python ints) of a record row."""
-    return {"to_play": vals[COL["to_play"]], "scores": np.array(vals[COL["scores"]], np.int32),
-            "phase": PHASE_NAMES[vals[COL["phase"]]], "winner": vals[COL["winner"]]}
+    return {"to_play": vals[col["to_play"]], "scores": np.array(vals[col["scores"]], np.int32),
+            "phase": PHASE_NAMES[vals[col["phase"]]], "winner": vals[col["winner"]]}
 
 
 class CueEnv(gym.Env):
@@ -462,13 +504,14 @@ class CueEnv(gym.Env):
 
     Options: ``table``, ``noise`` (multiple of the tournament sigmas, default 1.0),
     ``max_shots`` (truncation), ``reward_scale``, ``lag_break``, the pot-shot ranges
-    ``distance`` [m] and ``cut`` [degrees], ``opponent`` (module docstring) and
+    ``distance`` [m] and ``cut`` [degrees], ``num_players`` (golf: 2..6, default 2),
+    ``opponent`` (module docstring) and
     ``render_mode``: ``"rgb_array"`` — :meth:`render` returns the current layout with the
     last stroke's ball paths (re-simulated from the stroke as played, after noise) as an
     (H, 480, 3) uint8 image, head cushion at the bottom (:func:`cuegym.render.draw_table`);
     ``"human"`` — the same image in a window, updated after every reset and step (needs a
-    display and matplotlib). ``info``: ``to_play``, ``acted``, ``rewards`` (2,) per player,
-    ``scores``, ``phase``, ``winner``, ``foul``, ``clipped``, ``projected``,
+    display and matplotlib). ``info``: ``to_play``, ``acted``, ``rewards`` (P,) per player
+    (P = 2; golf 6), ``scores`` (P,), ``phase``, ``winner``, ``foul``, ``clipped``, ``projected``,
     ``truncated_shot``, ``cue_replaced``, ``clauses`` (catalogue ids applied to the agent's
     decision), ``lag_winner``, ``opponent_strokes``.
     """
@@ -495,7 +538,7 @@ class CueEnv(gym.Env):
             t.seed(seed if seed is not None else int(self.np_random.integers(0, 2**31 - 1)))
         count = t.reset()
         vals, obs = _decode(t.obs[0], self.observation_space)
-        info = {**_frame_info(vals), "opponent_strokes": int(count[0])}
+        info = {**_frame_info(vals, t.lay["cols"]), "opponent_strokes": int(count[0])}
         if self.render_mode == "human":
             self.render()
         return obs, info
@@ -506,13 +549,14 @@ class CueEnv(gym.Env):
             raise RuntimeError("call reset() before step()")
         total, agent, count = t.step(check_action(action, None, self.func.n_balls, one=True))
         vals, obs = _decode(t.obs[0], self.observation_space)  # the frame after the opponent's decisions
-        mine = vals if agent is t.obs else agent[0, INTS].tolist()  # the agent's decision
-        info = {**_stroke_info(mine, np.asarray(t.agent_clauses)[0]), **_frame_info(vals),
+        mine = vals if agent is t.obs else agent[0, t.lay["ints"]].tolist()  # the agent's decision
+        info = {**_stroke_info(mine, np.asarray(t.agent_clauses)[0], t.lay["cols"]), **_frame_info(vals, t.lay["cols"]),
                 "opponent_strokes": 0 if count is None else int(count[0]), "rewards": total[0].copy()}
         player = 0 if t.opponent is not None else info["acted"]
         if self.render_mode == "human":
             self.render()
-        return obs, float(total[0, player]), bool(vals[COL["terminated"]]), bool(vals[COL["truncated"]]), info
+        col = t.lay["cols"]
+        return obs, float(total[0, player]), bool(vals[col["terminated"]]), bool(vals[col["truncated"]]), info
 
     def render(self):
         """The table now (``rgb_array``: returned; ``human``: shown); None without a mode."""
@@ -584,12 +628,13 @@ class CueVectorEnv(gym.vector.VectorEnv):
         was_done = t.done
         total, agent, count = t.step(act)
         h = t.obs
-        acted = _field(agent, "acted")
+        acted = _field(agent, "acted", t.lay)
         player = np.zeros(self.num_envs, np.int64) if t.opponent is not None else acted
         rewards = total[np.arange(self.num_envs), player].astype(np.float64)
-        terminated = _field(h, "terminated") & ~was_done
-        truncated = _field(h, "truncated") & ~was_done
+        terminated = _field(h, "terminated", t.lay) & ~was_done
+        truncated = _field(h, "truncated", t.lay) & ~was_done
         t.done = terminated | truncated
-        info = {"to_play": _field(h, "to_play"), "acted": acted, "foul": _field(agent, "foul"),
-                "clipped": _field(agent, "clipped"), "projected": _field(agent, "projected"), "opponent_strokes": count}
+        info = {"to_play": _field(h, "to_play", t.lay), "acted": acted, "foul": _field(agent, "foul", t.lay),
+                "clipped": _field(agent, "clipped", t.lay), "projected": _field(agent, "projected", t.lay),
+                "opponent_strokes": count}
         return _numpy_obs(t.obs, self.single_observation_space), rewards, terminated, truncated, info

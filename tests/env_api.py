@@ -59,6 +59,8 @@ def opening_masks(env_id, obs):
         return ids == 0, none, none
     if task in ("snooker", "american-snooker"):  # SN-17/AS-13: from the D; SN-22: a red on, nothing to nominate
         return ids == 0, none, none
+    if task == "golf":  # GF-08/21: the cue ball, the player's own ball (to_play + 1) first; nothing to choose
+        return ids == 0, on & (ids == int(obs["to_play"]) + 1), none
     return ids == 0, on & (ids != 0), none  # RP-07: cue ball from hand; RP-09: object balls on the table
 
 
