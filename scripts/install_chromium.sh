@@ -13,6 +13,6 @@ if [ "$(id -u)" != "0" ]; then
   exit 1
 fi
 export DEBIAN_FRONTEND=noninteractive
-apt-get update
-apt-get install -y --no-install-recommends chromium
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends chromium >/dev/null
 command -v chromium

@@ -9,7 +9,9 @@ PY=${PYTHON:-python3}
 # optional here): pip resolving torch for sb3 on its own may pull a CUDA build of several
 # GB; pinned to the CPU build these machines serve (override with CUEGYM_TORCH)
 .venv/bin/python -m pip install --quiet "torch==${CUEGYM_TORCH:-2.13.0}"
-.venv/bin/python -m pip install --quiet -e '.[test,sb3,render]'
+.venv/bin/python -m pip install --quiet -e '.[test,sb3,render,pettingzoo]'
+# the replay viewer's test opens its page in headless Chromium (Debian's package, as root)
+bash scripts/install_chromium.sh
 export CUEGYM_CACHE_DIR=${CUEGYM_CACHE_DIR:-$PWD/.jax_cache}
 # Two workers, each test file kept on one worker (--dist loadfile) so that the files that
 # compile the same programs do not compile them twice; the slowest tests are listed.
