@@ -32,6 +32,7 @@ from gymnasium import spaces
 
 from .physics import get_spec, get_table
 from .rules.base import IN_HAND_HOUSE, IN_HAND_REAR, LAG
+from .rules.snooker import IN_HAND_D
 
 SHOT_KEYS = ("phi", "speed", "a", "b", "theta")
 ACTION_ORDER = ("shot", "place", "cue_ball", "ball", "pocket", "choice")
@@ -158,7 +159,7 @@ def heuristic_decisions(obs: dict, table_name: str, phi: float) -> dict:
     choice = _first(obs["legal_choice"]) if "legal_choice" in obs else None
     choice = 0 if choice is None else choice
     place = place_spot(table_name, phase, to_play)
-    from_hand = phase in (IN_HAND_HOUSE, IN_HAND_REAR, LAG)
+    from_hand = phase in (IN_HAND_HOUSE, IN_HAND_REAR, LAG, IN_HAND_D)
     origin = place if from_hand else xy[cue]
     legal = (np.asarray(obs["legal_ball"]) > 0) & on & (np.arange(n) != cue)
     ball, pocket = 0, 0

@@ -174,6 +174,24 @@ def test_SN_68_offender_replays_and_free_ball_goes_with_it():
     assert info.value.field == "shot.choice"
 
 
+def test_SN_68_three_misses_in_a_row_each_replayed():
+    """Three misses in a row (the cue ball hits the yellow first with a red in plain view,
+    SN-57), each answered by making the offender play again (SN-68): every miss costs the
+    ball on's value, at least 4 (SN-71), to the opponent; the offender plays again from the
+    position the miss left; restore and replay stay on offer after each."""
+    position = P(BASE, to_play=0, scores=[10, 20])
+    scores = [10, 20]
+    for k in range(3):
+        ruling, nxt = stroke(position, SHOT, HIT("yellow"), {"cue": [0.9, 0.8 + 0.01 * k]})
+        scores = [scores[0], scores[1] + 4]
+        assert ruling["foul"] and ruling["miss"] and ruling["scores"] == scores, k
+        assert {"play", "replay", "restore"} <= set(ruling["choices"]), k
+        rul, position = choose(nxt, "replay")
+        assert "SN-68" in rul["clauses"] and position["state"]["to_play"] == 0, k
+        assert position["balls"]["cue"] == [0.9, round(0.8 + 0.01 * k, 6)], k  # played on from where the miss left it
+    assert position["state"]["scores"] == [10, 32] and position["state"]["ball_on"] == "red"
+
+
 def test_SN_50_angled_incoming_player_takes_the_d():
     ruling, nxt = stroke(P({"cue": [0.6, 1.0], "red1": [0.0245, 1.5], **SP}, to_play=0), SHOT,
                          [{"kind": "cushion", "balls": ["cue"], "cushion": "left-head"}], {"cue": [0.0245, 0.04]})

@@ -1,6 +1,6 @@
 """stable-baselines3 smoke tests: PPO and SAC each train 1,000 steps on cuegym/PotShot-v0
-and cuegym/RussianPyramid-v0 through the wrappers (both action wrappers are used), and
-``evaluate_policy`` returns finite values.
+and cuegym/RussianPyramid-v0, and one of them on each snooker id and on golf, through the
+wrappers (both action wrappers are used), and ``evaluate_policy`` returns finite values.
 
 scripts/test.sh installs torch and stable-baselines3, so these run in CI (the import is
 not optional there). The envs use their default options, so they run the programs the env
@@ -26,6 +26,7 @@ from cuegym.wrappers import make_sb3_env  # noqa: E402
 STEPS = 1000
 SHOT_HIGH = [0.0, 10.0, 1.0, 1.0, 0.1]  # phi (ignored: whole circle), speed, a, b, theta
 POT, RP = "cuegym/PotShot-v0", "cuegym/RussianPyramid-v0"
+SN, AS, GOLF = "cuegym/Snooker-v0", "cuegym/AmericanSnooker-v0", "cuegym/Golf-v0"
 
 
 class Rewards(gym.Wrapper):
@@ -64,6 +65,9 @@ def one_torch_thread():
     ("SAC", POT, "flatten"),
     ("PPO", RP, "flatten"),
     ("SAC", RP, "shot_only"),
+    ("PPO", SN, "shot_only"),
+    ("SAC", AS, "flatten"),
+    ("PPO", GOLF, "flatten"),
 ])
 def test_learner_trains_1000_steps_and_evaluates(algo, env_id, mode):
     env = Rewards(make_sb3_env(env_id, mode=mode, shot_high=SHOT_HIGH))
@@ -74,7 +78,8 @@ def test_learner_trains_1000_steps_and_evaluates(algo, env_id, mode):
     if env_id == POT:
         assert set(np.unique(r)) <= {0.0, 1.0}, "a pot scores 1, anything else 0"
     else:
-        # points x reward_scale 0.1: random strokes on a full rack foul (and sometimes pot)
+        # points x reward_scale 0.1: random strokes on a full rack foul (and sometimes pot);
+        # golf: minus the strokes charged, whole numbers
         assert np.allclose(r * 10, np.round(r * 10)) and np.any(r != 0)
     for p in model.policy.parameters():
         assert torch.all(torch.isfinite(p))
