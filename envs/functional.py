@@ -693,6 +693,25 @@ def step(env: FuncEnv, state: EnvState, action, key, opts: Options | None = None
 # ----------------------------------------------------------------------------- observe
 
 
+def table_observation(state: EnvState, masks: dict, scores) -> dict:
+    """The keys every game's observation shares: ``balls`` (N, 3) float32 (x, y [m],
+    on-table flag; balls off the table read 0, 0, 0), ``phase`` and ``to_play`` () int32,
+    ``scores`` (P,) float32 (from ``scores``), and the masks ``legal_ball``,
+    ``legal_cue_ball``, ``legal_choice`` (N,) int8 (``masks``: :func:`legal_masks`)."""
+    on = state.on
+    g = state.game
+    balls = jnp.concatenate([jnp.where(on[:, None], state.xy, 0.0), on[:, None].astype(jnp.float64)], -1)
+    return {
+        "balls": balls.astype(jnp.float32),
+        "phase": g.phase.astype(jnp.int32),
+        "to_play": g.to_play.astype(jnp.int32),
+        "scores": jnp.asarray(scores).astype(jnp.float32),
+        "legal_ball": masks["ball"].astype(jnp.int8),
+        "legal_cue_ball": masks["cue_ball"].astype(jnp.int8),
+        "legal_choice": masks["choice"].astype(jnp.int8),
+    }
+
+
 def observe(env: FuncEnv, state: EnvState) -> dict:
     """The observation dict (N balls):
 
@@ -716,18 +735,9 @@ def observe(env: FuncEnv, state: EnvState) -> dict:
         from . import functional_golf as fg
 
         return fg.observe(env, state)
-    on = state.on
     g = state.game
-    balls = jnp.concatenate([jnp.where(on[:, None], state.xy, 0.0), on[:, None].astype(jnp.float64)], -1)
-    masks = legal_masks(env, state)
     return {
-        "balls": balls.astype(jnp.float32),
-        "phase": g.phase.astype(jnp.int32),
-        "to_play": g.to_play.astype(jnp.int32),
-        "scores": g.scores.astype(jnp.float32),
-        "legal_ball": masks["ball"].astype(jnp.int8),
-        "legal_cue_ball": masks["cue_ball"].astype(jnp.int8),
-        "legal_choice": masks["choice"].astype(jnp.int8),
+        **table_observation(state, legal_masks(env, state), g.scores),
         "owner": g.owner.astype(jnp.int8),
         "debt": jnp.clip(g.debt, 0, COUNT_CAP).astype(jnp.int32),
         "foul_run": jnp.clip(g.foul_run, 0, COUNT_CAP).astype(jnp.int32),

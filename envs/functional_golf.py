@@ -187,18 +187,9 @@ def observe(env, state: F.EnvState) -> dict:
       cushion (GF-09);
     * ``num_players`` () int32: the players in the game, 2..6.
     """
-    on = state.on
     g = state.game
-    balls = jnp.concatenate([jnp.where(on[:, None], state.xy, 0.0), on[:, None].astype(jnp.float64)], -1)
-    masks = legal_masks(env, state)
     return {
-        "balls": balls.astype(jnp.float32),
-        "phase": g.phase.astype(jnp.int32),
-        "to_play": g.to_play.astype(jnp.int32),
-        "scores": g.strokes.astype(jnp.float32),
-        "legal_ball": masks["ball"].astype(jnp.int8),
-        "legal_cue_ball": masks["cue_ball"].astype(jnp.int8),
-        "legal_choice": masks["choice"].astype(jnp.int8),
+        **F.table_observation(state, legal_masks(env, state), g.strokes),
         "target_pocket": target_pockets(state),
         "opening": g.opening.astype(jnp.int32),
         "num_players": g.num_players.astype(jnp.int32),

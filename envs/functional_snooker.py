@@ -239,17 +239,9 @@ def observe(env, state: F.EnvState) -> dict:
     on = state.on
     g = state.game
     ids = jnp.arange(N)
-    balls = jnp.concatenate([jnp.where(on[:, None], state.xy, 0.0), on[:, None].astype(jnp.float64)], -1)
-    masks = legal_masks(env, state)
     reds = jnp.sum(on & (ids >= 1) & (ids < sn.FIRST_COLOUR)).astype(jnp.int32)
     return {
-        "balls": balls.astype(jnp.float32),
-        "phase": g.phase.astype(jnp.int32),
-        "to_play": g.to_play.astype(jnp.int32),
-        "scores": g.scores.astype(jnp.float32),
-        "legal_ball": masks["ball"].astype(jnp.int8),
-        "legal_cue_ball": masks["cue_ball"].astype(jnp.int8),
-        "legal_choice": masks["choice"].astype(jnp.int8),
+        **F.table_observation(state, legal_masks(env, state), g.scores),
         "ball_on": balls_on(state).astype(jnp.int8),
         "free_ball": g.free_ball.astype(jnp.int32),
         "breaking": g.breaking.astype(jnp.int32),

@@ -14,6 +14,7 @@ from env_api import *  # noqa: F401,F403  (the shared API tests, run for ENV_ID)
 ENV_ID = "cuegym/AmericanSnooker-v0"
 SPEC = get_spec("snooker-12ft")  # AMB-46: the 3500 x 1750 mm bed
 N = sn.N_BALLS
+VECTOR_STEPS = 2  # the shared vector-env test: 64 sub-envs x 2 random strokes on the full rack, and their twins
 
 
 @pytest.fixture

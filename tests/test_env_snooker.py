@@ -18,6 +18,7 @@ from env_api import *  # noqa: F401,F403  (the shared API tests, run for ENV_ID)
 ENV_ID = "cuegym/Snooker-v0"
 SPEC = get_spec("snooker-12ft")
 N = sn.N_BALLS
+VECTOR_STEPS = 2  # the shared vector-env test: 64 sub-envs x 2 random strokes on the full rack, and their twins
 RED, BLUE, BLACK = 1, 19, sn.BLACK
 GOOD_LAG = [np.pi / 2, F.ghost_lag_speed(SPEC), 0.0, F.GHOST_LAG_B, 0.0]
 SHORT_LAG = [np.pi / 2, 0.5, 0.0, 0.0, 0.0]  # never reaches the top cushion: loses (RU-GEN-08 as read here)

@@ -38,6 +38,7 @@ import numpy as np
 
 from ..physics import POCKETED
 from ..physics.racks import snooker_rack
+from . import pool
 from . import snooker_respot as sr
 from .base import FRAME_OVER, INJECT_NAMES, LAG, NORMAL, PHASE_NAMES, PLAYERS, Clauses
 from .russian import FROZEN_EPS
@@ -287,23 +288,10 @@ def _lowest_colour(on, ids):
 
 def _jumped(spec, summ, start_xy, start_on):
     """() bool: the cue ball left the bed and its straight path to the first ball it hit
-    passed over another ball (SN-29/80, AMB-13: intent is presumed). The engine reports only
-    that a ball was airborne, so the path before the first contact is taken as the straight
-    line from the cue ball's start toward the first ball hit, on strokes with no cushion
-    before that contact."""
-    n = start_xy.shape[0]
-    r2 = 2 * spec.ball_radius
-    first = jnp.maximum(summ.first_contact, 0)
-    p0 = start_xy[CUE]
-    d = start_xy[first] - p0
-    length = jnp.sqrt(jnp.sum(d * d))
-    u = d / jnp.maximum(length, 1e-12)
-    w = start_xy - p0
-    along = w @ u
-    perp = jnp.abs(w[:, 0] * u[1] - w[:, 1] * u[0])
-    ids = jnp.arange(n)
-    over = start_on & (ids != CUE) & (ids != first) & (along > 0) & (along < length - r2) & (perp < r2)
-    return summ.airborne[CUE] & (summ.first_contact >= 0) & (summ.cushions_before[CUE] == 0) & jnp.any(over)
+    passed over another ball (SN-29/80, AMB-13: intent is presumed); the engine reports only
+    that a ball was airborne, so the path is read as :func:`cuegym.rules.pool.jumped_over`
+    reads it."""
+    return pool.jumped_over(spec, summ, start_xy, start_on, CUE)
 
 
 def judge(spec, state: SnookerState, decl, summ, start_xy, start_on, final, variant: Variant = SNOOKER):
