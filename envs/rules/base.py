@@ -141,13 +141,17 @@ class Declaration(NamedTuple):
     inject_pocket: jnp.ndarray
 
 
-def declare(struck=0, call_ball=-1, call_pocket=-1, choice=-1, inject=(), inject_ball=-1, inject_pocket=-1) -> Declaration:
-    """Build a :class:`Declaration`; ``inject`` is an iterable of :data:`INJECT_NAMES`."""
+def declare(struck=0, call_ball=-1, call_pocket=-1, choice=-1, inject=(), inject_ball=-1, inject_pocket=-1,
+            events=None) -> Declaration:
+    """Build a :class:`Declaration`; ``inject`` is an iterable of event names, each a key of
+    ``events`` (name -> bit; default :data:`INJECT`, a game with events of its own passes
+    its table, e.g. ``cuegym.rules.pool.POOL_INJECT``)."""
+    events = INJECT if events is None else events
     flags = 0
     for name in inject:
-        if name not in INJECT:
-            raise ValueError(f"inject: unknown event {name!r}; one of {', '.join(INJECT_NAMES)}")
-        flags |= INJECT[name]
+        if name not in events:
+            raise ValueError(f"inject: unknown event {name!r}; one of {', '.join(events)}")
+        flags |= events[name]
     i = lambda x: jnp.asarray(x, jnp.int32)  # noqa: E731
     return Declaration(i(struck), i(call_ball), i(call_pocket), i(choice), i(flags), i(inject_ball), i(inject_pocket))
 

@@ -49,6 +49,7 @@ from ..physics.racks import triangle
 from ..physics.tables import CUSHIONS
 from . import respot
 from .base import INJECT_NAMES, Declaration
+from .base import declare as base_declare
 from .russian import FROZEN_EPS, contact_offset
 
 HEAD, FOOT = CUSHIONS.index("head"), CUSHIONS.index("foot")
@@ -74,13 +75,7 @@ NOT_SIMULATED = {k: v for k, v in _catalogue.NOT_SIMULATED.items() if k.startswi
 def declare(struck=0, choice=-1, inject=(), inject_ball=-1, inject_pocket=-1) -> Declaration:
     """A :class:`~cuegym.rules.base.Declaration` for a pool stroke; ``inject`` is an iterable
     of :data:`POOL_INJECT_NAMES`. Pool games have no call (``call_ball`` / ``call_pocket`` -1)."""
-    flags = 0
-    for name in inject:
-        if name not in POOL_INJECT:
-            raise ValueError(f"inject: unknown event {name!r}; one of {', '.join(POOL_INJECT_NAMES)}")
-        flags |= POOL_INJECT[name]
-    i = lambda x: jnp.asarray(x, jnp.int32)  # noqa: E731
-    return Declaration(i(struck), i(-1), i(-1), i(choice), i(flags), i(inject_ball), i(inject_pocket))
+    return base_declare(struck, -1, -1, choice, inject, inject_ball, inject_pocket, events=POOL_INJECT)
 
 
 def injected(decl: Declaration, name: str):
