@@ -12,7 +12,8 @@ The agents reason on the functional env's state (:class:`cuegym.functional.EnvSt
 not carry is filled with the nearest reading: the order in which balls were won (the
 latest is given back first, AMB-30) is taken as the ball numbers, the dead-position and
 last-ball counters as their start values, and a layout with every object ball on the
-table, the ball in hand in the house and 0:0 as the break.
+table, the ball in hand in the house and 0:0 as the break. Snooker and golf have their own
+readings (:func:`_snooker_state`, :func:`_golf_state`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import numpy as np
 from cuegym import ENV_TASKS
 from cuegym import functional as F
 from cuegym.gym_env import action_space
+from cuegym.rules import golf as gf
 from cuegym.rules import snooker as sn
 from cuegym.rules.base import IN_HAND_HOUSE, REMOVE_BALL, GameState
 
@@ -46,10 +48,14 @@ OBS_KEYS = ("balls", "phase", "to_play", "scores", "legal_ball", "legal_cue_ball
             "foul_run", "sudden_death")
 SNOOKER_OBS_KEYS = ("balls", "phase", "to_play", "scores", "legal_ball", "legal_cue_ball", "legal_choice", "ball_on",
                     "free_ball", "breaking", "remaining")
-"""The observation keys the agents read: the Russian games and tasks, the snooker games."""
+GOLF_OBS_KEYS = ("balls", "phase", "to_play", "scores", "legal_ball", "legal_cue_ball", "legal_choice", "target_pocket",
+                 "opening", "num_players")
+"""The observation keys the agents read: the Russian games and tasks, the snooker games, golf."""
 
 
 def obs_keys(env: F.FuncEnv) -> tuple:
+    if env.task == F.GOLF:
+        return GOLF_OBS_KEYS
     return SNOOKER_OBS_KEYS if env.task in F.SNOOKER_GAMES else OBS_KEYS
 
 
@@ -59,7 +65,8 @@ def observation_arrays(env: F.FuncEnv, observation) -> dict:
     n = env.n_balls
     if not isinstance(observation, dict):
         raise ValueError(f"observation: a dict as the env returns it, got {type(observation).__name__}")
-    shapes = {"balls": (n, 3), "scores": (2,), "debt": (2,), "legal_ball": (n,), "legal_cue_ball": (n,),
+    p = env.players
+    shapes = {"balls": (n, 3), "scores": (p,), "target_pocket": (p,), "debt": (2,), "legal_ball": (n,), "legal_cue_ball": (n,),
               "legal_choice": (n,), "owner": (n,), "ball_on": (n,), "remaining": (2,)}
     out = {}
     for k in obs_keys(env):
@@ -81,6 +88,8 @@ def state_from_observation(env: F.FuncEnv, obs: dict) -> F.EnvState:
     base = F.init(env, jax.random.PRNGKey(0))
     if env.task in F.SNOOKER_GAMES:
         return _snooker_state(base, obs)
+    if env.task == F.GOLF:
+        return _golf_state(base, obs)
     n = env.n_balls
     ids = jnp.arange(n)
     balls = jnp.asarray(obs["balls"], jnp.float64)
@@ -140,6 +149,39 @@ def _snooker_state(base: F.EnvState, obs: dict) -> F.EnvState:
         ball_on=mode, free_ball=jnp.asarray(obs["free_ball"]) > 0, breaking=breaking, choices=choices,
         miss=legal[sn.RESTORE], prev_xy=balls[:, :2], prev_on=on, prev_ball_on=mode,
         strokes=jnp.where(breaking, 0, 1),
+    )
+    game = jax.tree_util.tree_map(lambda b, v: jnp.asarray(v).astype(b.dtype), base.game, game)
+    return base._replace(xy=balls[:, :2], on=on, game=game, last_xy=balls[:, :2], last_on=on)
+
+
+def _golf_state(base: F.EnvState, obs: dict) -> F.EnvState:
+    """Golf's :func:`state_from_observation`. Each player's next pocket is read back from
+    ``target_pocket`` (a physics pocket id; -1: done, or not playing), the round's pocket is
+    the striker's, and the first player of the order is the striker counted back over the
+    players who have already finished this round (they are first, first + 1, ..., the
+    striker - 1: GF-11..18); the GF-23 set-ups open from ``legal_choice``. What the
+    observation lacks: the score sheet (zeros; the totals are ``scores``) and the strokes
+    played (0); neither changes a ruling."""
+    p = gf.MAX_PLAYERS
+    balls = jnp.asarray(obs["balls"], jnp.float64)
+    on = balls[:, 2] > 0.5
+    n = jnp.asarray(obs["num_players"], jnp.int32)
+    to_play = jnp.asarray(obs["to_play"], jnp.int32)
+    phase = jnp.asarray(obs["phase"], jnp.int32)
+    target = jnp.asarray(obs["target_pocket"], jnp.int32)
+    # physics pocket id -> golf pocket 1..6; -1 (done or not playing) -> 7
+    number = jnp.argmax(target[:, None] == jnp.asarray(gf.POCKET_IDS)[None], -1) + 1
+    playing = jnp.arange(p) < n
+    next_pocket = jnp.where(playing & (target >= 0), number, gf.N_POCKETS + 1).astype(jnp.int32)
+    pocket = next_pocket[jnp.clip(to_play, 0, p - 1)]
+    done_round = playing & (next_pocket == pocket + 1)
+    first = jnp.mod(to_play - jnp.sum(done_round), jnp.maximum(n, 1)).astype(jnp.int32)
+    legal = jnp.asarray(obs["legal_choice"])[: len(gf.CHOICE_NAMES)] > 0
+    choices = jnp.sum(jnp.where(legal, 1 << jnp.arange(len(gf.CHOICE_NAMES)), 0))
+    strokes = jnp.rint(jnp.asarray(obs["scores"], jnp.float64))
+    game = base.game._replace(
+        to_play=to_play, phase=phase, num_players=n, first=first, pocket=pocket, next_pocket=next_pocket,
+        strokes=strokes, opening=jnp.asarray(obs["opening"]) > 0, choices=choices, winner=-1,
     )
     game = jax.tree_util.tree_map(lambda b, v: jnp.asarray(v).astype(b.dtype), base.game, game)
     return base._replace(xy=balls[:, :2], on=on, game=game, last_xy=balls[:, :2], last_on=on)

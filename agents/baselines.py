@@ -3,6 +3,11 @@
 
 Both run one small jitted program per task and table (no physics inside), on the state
 rebuilt from the observation (:func:`cuegym.agents.base.state_from_observation`).
+
+Golf (:mod:`cuegym.functional_golf`): the only pot tried is the player's own ball into the
+round's pocket (GF-19/20), from hand over the house; the opening stroke (GF-09) is the
+full-ball hit that carries the own ball to the rear cushion; ``house_choice`` (GF-23) takes
+the set-up whose layout leaves the easier pot.
 """
 
 from __future__ import annotations
@@ -14,7 +19,10 @@ import jax
 import jax.numpy as jnp
 
 from cuegym import functional as F
+from cuegym import functional_golf as fg
 from cuegym import functional_snooker as fs
+from cuegym.rules import golf as gf
+from cuegym.rules import pool
 from cuegym.rules import russian as ru
 from cuegym.rules import snooker as sn
 from cuegym.rules.base import IN_HAND_HOUSE, IN_HAND_REAR, LAG, REMOVE_BALL
@@ -46,14 +54,17 @@ def _in_hand(phase):
 
 
 def _games(env: F.FuncEnv) -> bool:
-    """A two-player game (a frame with a referee), not a one-stroke task."""
-    return env.task in F.REFEREES or env.task in F.SNOOKER_GAMES
+    """A game with a referee (a frame, or a round of golf), not a one-stroke task."""
+    return env.task in F.REFEREES or env.task in F.SNOOKER_GAMES or env.task == F.GOLF
 
 
 def hand_spot(env: F.FuncEnv, state: F.EnvState, place=None):
     """(2,) [m]: ``place`` (default: the built-in ghost's spot for the phase) moved to the
     nearest legal spot for the ball in hand (the house, the temporary house, the D)."""
     spec, phase = env.spec, state.game.phase
+    if env.task == F.GOLF:
+        place = fg.ghost_spot(spec) if place is None else place
+        return fg.project_house(spec, state.xy, state.on, place)[0]
     if env.task in F.SNOOKER_GAMES:
         place = fs.ghost_spot(spec) if place is None else place
         return fs.project_d(spec, state.xy, state.on, place)[0]
@@ -66,17 +77,31 @@ def hand_spot(env: F.FuncEnv, state: F.EnvState, place=None):
 def _targets(env: F.FuncEnv, state: F.EnvState, xy):
     """(N,) bool: the object balls a stroke may aim at: those on the table; from hand, only
     those outside the in-hand region (RU-GEN-19/44); PotShot's object ball; in snooker the
-    balls on (:func:`cuegym.functional_snooker.balls_on`)."""
+    balls on (:func:`cuegym.functional_snooker.balls_on`); in golf the player's own ball
+    (GF-21), from hand only outside the house (POOL-GEN-16/17)."""
     ids = jnp.arange(env.n_balls)
     hand = F.HAND_BALL[env.task]
     on = state.on
     phase = state.game.phase
     if env.task in F.SNOOKER_GAMES:
         return fs.balls_on(state)
+    if env.task == F.GOLF:
+        own = on & gf.legal_targets(state.game)
+        return jnp.where(_in_hand(phase), own & ~pool.in_house(env.spec, xy), own)
     if env.task not in F.REFEREES:
         return on & (ids != 0)
     outside = ~ru.in_region(env.spec, phase, xy)
     return jnp.where(_in_hand(phase), on & (ids != hand) & outside, on)
+
+
+def pot_table(env: F.FuncEnv, state: F.EnvState, xy, on, strikers, targets) -> G.Pots:
+    """(traceable) :func:`cuegym.agents.geometry.pots` of the layout ``xy``, ``on``; in golf
+    only the round's pocket is kept (a pot elsewhere is a foul, GF-20)."""
+    pts = G.pots(env.table, env.spec.ball_radius, xy, on, strikers, targets)
+    if env.task == F.GOLF:
+        mine = jnp.arange(pts.score.shape[-1]) == gf.target_pocket(state.game)
+        pts = pts._replace(score=jnp.where(mine, pts.score, -jnp.inf))
+    return pts
 
 
 def _top(score, k):
@@ -90,7 +115,6 @@ def ghost_plans(env: F.FuncEnv, state: F.EnvState, k: int) -> Plans:
     score. From hand every spot of :func:`cuegym.agents.geometry.hand_spots` where the ball
     may legally go is tried."""
     spec = env.spec
-    r = spec.ball_radius
     n = env.n_balls
     hand = F.HAND_BALL[env.task]
     strikers = F.legal_masks(env, state)["cue_ball"]
@@ -98,7 +122,7 @@ def ghost_plans(env: F.FuncEnv, state: F.EnvState, k: int) -> Plans:
     phase = state.game.phase
 
     def from_position(_):
-        pts = G.pots(env.table, r, xy, on, strikers, _targets(env, state, xy))
+        pts = pot_table(env, state, xy, on, strikers, _targets(env, state, xy))
         score, idx = _top(pts.score, k)
         s, j, p = idx // (n * 6), (idx // 6) % n, idx % 6
         return Plans(xy[s], s, j, p, pts.phi.reshape(-1)[idx], pts.speed.reshape(-1)[idx], score)
@@ -111,13 +135,16 @@ def ghost_plans(env: F.FuncEnv, state: F.EnvState, k: int) -> Plans:
             grid = fs.d_grid(spec)
             spots = jnp.concatenate([grid[:: grid.shape[0] // D_SPOTS], fs.ghost_spot(spec)[None]], 0)
             legal = jax.vmap(lambda q: sn.placement_ok(spec, xy, on, q))(spots)
+        elif env.task == F.GOLF:
+            spots = G.hand_spots(env.table, spec, IN_HAND_HOUSE, xy, _targets(env, state, xy))
+            legal = jax.vmap(lambda q: gf.placement_ok(spec, xy, on, q, IN_HAND_HOUSE))(spots)
         else:
             spots = G.hand_spots(env.table, spec, phase, xy, _targets(env, state, xy))
             legal = jax.vmap(lambda q: ru.placement_ok(spec, phase, xy, on, hand, q))(spots)
 
         def at(q):
             xy2, on2 = xy.at[hand].set(q), on.at[hand].set(True)
-            return G.pots(env.table, r, xy2, on2, strikers, _targets(env, state, xy2))
+            return pot_table(env, state, xy2, on2, strikers, _targets(env, state, xy2))
 
         pts = jax.vmap(at)(spots)  # (M, S, J, P)
         score, idx = _top(jnp.where(legal[:, None, None, None], pts.score, -jnp.inf), k)
@@ -135,7 +162,10 @@ def ghost_decision(env: F.FuncEnv, state: F.EnvState, plans: Plans | None = None
     pocket; from hand the plan's spot (the built-in ghost's spot for a safety), projected to
     a legal one; remove_ball: :func:`cuegym.agents.geometry.removal_choice`; the penalty
     ball of an Americanka or Moscow stroke: the lowest-numbered one allowed; the lag: the
-    built-in ghost's lag stroke."""
+    built-in ghost's lag stroke. Golf: the pot of the own ball into the round's pocket, the
+    safety on the own ball otherwise and on the opening stroke (GF-09: the own ball must
+    reach the rear cushion, which a pot does not), ``pocket`` the round's pocket,
+    ``house_choice``: :func:`golf_choice`."""
     spec = env.spec
     hand = F.HAND_BALL[env.task]
     plans = ghost_plans(env, state, 1) if plans is None else plans
@@ -143,6 +173,8 @@ def ghost_decision(env: F.FuncEnv, state: F.EnvState, plans: Plans | None = None
     phase = state.game.phase
     in_hand = _in_hand(phase)
     found = jnp.isfinite(plans.score[0])
+    if env.task == F.GOLF:
+        found = found & ~state.game.opening
     # the safety, with a ball in hand at the built-in ghost's spot
     spot = hand_spot(env, state)
     xy = jnp.where(in_hand, state.xy.at[hand].set(spot), state.xy)
@@ -152,8 +184,11 @@ def ghost_decision(env: F.FuncEnv, state: F.EnvState, plans: Plans | None = None
     j = jnp.where(found, plans.j[0], j0)
     shot = jnp.stack([jnp.where(found, plans.phi[0], phi0), jnp.where(found, plans.speed[0], speed0), 0.0,
                       jnp.where(found, G.DRAW, 0.0), 0.0])
-    choice = jnp.where(phase == REMOVE_BALL, G.removal_choice(env.table, state.xy, state.on, masks["choice"]),
-                       G.first_true(masks["choice"]))
+    if env.task == F.GOLF:
+        choice = golf_choice(env, state)
+    else:
+        choice = jnp.where(phase == REMOVE_BALL, G.removal_choice(env.table, state.xy, state.on, masks["choice"]),
+                           G.first_true(masks["choice"]))
     action = {
         "shot": shot,
         "place": place,
@@ -162,12 +197,30 @@ def ghost_decision(env: F.FuncEnv, state: F.EnvState, plans: Plans | None = None
         "pocket": jnp.where(found, plans.p[0], G.nearest_pocket(env.table, state.xy[j])).astype(jnp.int32),
         "choice": choice.astype(jnp.int32),
     }
-    if _games(env) or env.task == "lag":
+    if env.task == F.GOLF:  # no call in golf: the round's pocket, for the record
+        action["pocket"] = gf.target_pocket(state.game).astype(jnp.int32)
+    elif _games(env) or env.task == "lag":
         lag = F.ghost_action(env, state)
         is_lag = phase == LAG
         action["shot"] = jnp.where(is_lag, lag["shot"], action["shot"])
         action["place"] = jnp.where(is_lag, lag["place"], action["place"])
     return action, found
+
+
+def golf_choice(env: F.FuncEnv, state: F.EnvState):
+    """(traceable) Golf's ``house_choice`` (GF-23): each open set-up is made by the referee
+    (:func:`cuegym.rules.golf.choose`) and the one whose layout leaves the better ghost-ball
+    pot (:func:`ghost_plans`: from hand over the house for ``rear_spot``, from the front spot
+    for ``front_spot``) is taken; ``rear_spot`` (always open) on a tie or with no pot.
+    Returns () int32."""
+    g = state.game
+
+    def best(choice):
+        ruling, after = gf.choose(env.spec, g, state.xy, state.on, jnp.asarray(choice, jnp.int32))
+        return ghost_plans(env, state._replace(xy=ruling.xy, on=ruling.on, game=after), 1).score[0]
+
+    front = gf.legal_choices(g)[gf.FRONT_SPOT] & (best(gf.FRONT_SPOT) > best(gf.REAR_SPOT))
+    return jnp.where(front, gf.FRONT_SPOT, gf.REAR_SPOT).astype(jnp.int32)
 
 
 @functools.lru_cache(maxsize=None)

@@ -17,6 +17,13 @@ candidates over a fine grid (:func:`refine`). The action is the candidate with t
 smoothed value in the last round; ``last_info["success"]`` is the smoothed share of noisy
 copies that scored (PotShot: potted), an estimate of its success probability.
 
+With ``Budget.sweep`` (PotShot's default) the first round's candidates come instead from a
+noise-free aim sweep (:mod:`cuegym.agents.aim`): one batched call of C x S lanes aiming over
+a fine grid around the best ghost-ball aims in a few speed and spin styles, which locates
+each pot's window of aims (shifted off the ghost aim by throw) and its centre under the aim
+noise; the noisy rounds then sample around those centres, the refining rounds over +-2
+sigma of the aim noise.
+
 Compiled programs: the step is the env's program for a batch of C x S tables (the same
 one a vector env of that size runs), plus two small proposal programs and a scoring one
 per (task, table, C, S). Lag strokes (a game's lag phase, Lag-v0) are searched with the
@@ -38,6 +45,7 @@ from cuegym import functional as F
 from cuegym.physics.noise import SIGMA_PHI, SIGMA_SPEED, SIGMA_TIP
 from cuegym.rules.base import FRAME_OVER, LAG, NORMAL
 
+from . import aim as AIM
 from . import geometry as G
 from .base import Agent, observation_arrays, state_from_observation
 from .baselines import _games, _in_hand, _targets, ghost_decision, ghost_plans, hand_spot
@@ -52,7 +60,10 @@ class Budget:
     candidates so far); ``plans`` K ghost-ball pots tried; ``random_share`` of C drawn at
     random; ``elites`` candidates a refining round varies; ``time_budget`` [s]: no new round
     starts once a decision has taken this long (None: always ``rounds``; a budget that
-    binds makes the decision depend on the machine's speed)."""
+    binds makes the decision depend on the machine's speed); ``sweep`` [degrees]: before
+    the rounds, one noise-free call sweeps the aim over +-``sweep`` around the ghost-ball
+    aims in a few styles and the first round samples around the centres of the aim windows
+    found (:mod:`cuegym.agents.aim`); 0: no sweep, the first round is :func:`propose`'s."""
 
     candidates: int = 64
     samples: int = 16
@@ -61,6 +72,7 @@ class Budget:
     random_share: float = 0.125
     elites: int = 4
     time_budget: float | None = 2.0
+    sweep: float = 0.0
 
     def __post_init__(self):
         for name, lo in (("candidates", 2), ("samples", 1), ("rounds", 1), ("plans", 1), ("elites", 1)):
@@ -73,10 +85,17 @@ class Budget:
             raise ValueError(f"elites: at most candidates ({self.candidates}), got {self.elites}")
         if self.time_budget is not None and not self.time_budget > 0:
             raise ValueError(f"time_budget: None or > 0 seconds, got {self.time_budget!r}")
+        if not (isinstance(self.sweep, (int, float)) and 0.0 <= self.sweep <= 20.0):
+            raise ValueError(f"sweep: an aim half-width in [0, 20] degrees (0: no sweep), got {self.sweep!r}")
+        lanes = AIM.SWEPT_POTS * len(AIM.STYLES) * 2
+        if self.sweep and self.candidates * self.samples < lanes:
+            raise ValueError(f"candidates x samples: at least {lanes} lanes for the aim sweep, got "
+                             f"{self.candidates * self.samples} (or sweep=0)")
 
 
 DEFAULT_BUDGETS = {
-    "pot-shot": Budget(candidates=64, samples=16, rounds=4),
+    # one noise-free aim sweep, then three noisy rounds around the windows' centres
+    "pot-shot": Budget(candidates=64, samples=16, rounds=3, sweep=3.0),
     "lag": Budget(candidates=64, samples=8),
     # a full rack costs about 100x a two-ball table per lane (the batch waits for its
     # longest stroke): fewer lanes
@@ -85,6 +104,9 @@ DEFAULT_BUDGETS = {
     "moscow-pyramid": Budget(candidates=32, samples=4),
     "snooker": Budget(candidates=32, samples=4),
     "american-snooker": Budget(candidates=32, samples=4),
+    # golf: two balls on the table, but its strokes run longer than PotShot's on the big
+    # table: 256 lanes keep a decision near a second
+    "golf": Budget(candidates=32, samples=8, rounds=2),
 }
 
 # Variation of the candidates around a ghost-ball pot (first round) and around an elite
@@ -169,9 +191,9 @@ def propose(env: F.FuncEnv, state: F.EnvState, key, budget: Budget) -> dict:
     return {k: out[k].at[-1].set(jnp.asarray(ghost[k]).astype(out[k].dtype)) for k in FIELDS}
 
 
-def refine(elites: dict, key, budget: Budget) -> dict:
+def refine(elites: dict, key, budget: Budget, width=NARROW["phi"]) -> dict:
     """(traceable) A refining round's C candidates: C / M on each of the M ``elites``, the
-    elite with its aim moved over a regular grid of +-``NARROW["phi"]`` (with the smoothing
+    elite with its aim moved over a regular grid of +-``width`` [rad] (with the smoothing
     of :func:`smooth` this maps where in the pot's window the elite sits), the rest (C mod
     M) on the best elite with small Gaussian steps of speed and spin."""
     m = elites["shot"].shape[0]
@@ -181,7 +203,7 @@ def refine(elites: dict, key, budget: Budget) -> dict:
     e = jnp.minimum(idx // per, m - 1)
     out = {k: v[e] for k, v in elites.items()}
     rank = idx % per
-    offset = NARROW["phi"] * ((rank - (per - 1) / 2) / max((per - 1) / 2, 1))
+    offset = width * ((rank - (per - 1) / 2) / max((per - 1) / 2, 1))
     shot = out["shot"].at[:, 0].add(jnp.where(idx < per * m, offset, 0.0))
     varied = _vary(key, shot, False)
     out["shot"] = _clip_shot(jnp.where((idx < per * m)[:, None], shot, varied))
@@ -220,15 +242,39 @@ def mirror_lag(env: F.FuncEnv, action: dict) -> dict:
     return {**action, "shot": shot, "place": place}
 
 
+GOLF_POT_VALUE = 2.0
+"""Golf: the strokes a legal pot into the round's pocket is worth to the search, the ones
+the series would still cost without it (at least one more stroke, and about one more for
+missing again)."""
+
+
 def lane_value(env: F.FuncEnv, actor, nxt: F.EnvState, weight):
     """(traceable) One noisy copy's (value, scored): the actor's points from the referee
     (the reward over ``reward_scale``) plus ``weight`` x the best ghost-ball pot score of the
     layout left (:func:`cuegym.agents.geometry.best_pot_score`, a ball in hand at the
     built-in ghost's spot), for the actor when he plays on, against him when the opponent
-    does, 0 when no stroke follows."""
+    does, 0 when no stroke follows.
+
+    Golf: the reward is minus the strokes charged (1, a foul 4: GF-06/07); ``scored`` is a
+    legal pot into the round's pocket, which ends the series (GF-19: the turn passes, or the
+    game ends) and is worth :data:`GOLF_POT_VALUE`; without it the actor plays on and the
+    position adds ``weight`` x the best pot of his own ball into that pocket
+    (:func:`cuegym.agents.baselines.pot_table`; 0 before an opening stroke, GF-09)."""
     points = nxt.rewards[actor] / env.scale
     if not _games(env):
         return points, points > 0
+    if env.task == F.GOLF:
+        from .baselines import pot_table
+
+        g = nxt.game
+        potted = (g.to_play != actor) | nxt.terminated
+        in_hand = _in_hand(g.phase)
+        stroke = ((g.phase == NORMAL) | in_hand) & ~potted & ~g.opening
+        xy = jnp.where(in_hand, nxt.xy.at[0].set(hand_spot(env, nxt)), nxt.xy)
+        on = jnp.where(in_hand, nxt.on.at[0].set(True), nxt.on)
+        pts = pot_table(env, nxt, xy, on, F.legal_masks(env, nxt)["cue_ball"], _targets(env, nxt, xy) & on)
+        ease = jnp.maximum(jnp.max(pts.score), 0.0)
+        return points + GOLF_POT_VALUE * potted + weight * jnp.where(stroke, ease, 0.0), potted
     g = nxt.game
     hand = F.HAND_BALL[env.task]
     in_hand = _in_hand(g.phase)
@@ -279,8 +325,8 @@ def _programs(env: F.FuncEnv, budget: Budget):
         return state, propose(env, state, key, budget), ghost, found, strokes
 
     @jax.jit
-    def again(elites, key):
-        return refine(elites, key, budget)
+    def again(elites, key, width=NARROW["phi"]):
+        return refine(elites, key, budget, width)
 
     @jax.jit
     def lag_first(key):
@@ -299,10 +345,44 @@ def _programs(env: F.FuncEnv, budget: Budget):
         actor = state.game.to_play
         value, scored = jax.vmap(lambda st: lane_value(env, actor, st, weight))(nxt)
         value, success = smooth(env, cands, value.reshape(c, s).mean(-1), scored.reshape(c, s).mean(-1), level)
+        success = jnp.clip(success, 0.0, 1.0)  # a weighted mean of shares, up to rounding
         top = jax.lax.top_k(value, elites)[1]
         return value, success, top
 
     return first, again, lag_first, lanes, score
+
+
+@functools.lru_cache(maxsize=None)
+def _sweep_programs(env: F.FuncEnv, budget: Budget):
+    """The jitted pieces of the aim sweep (:mod:`cuegym.agents.aim`) of one (task, table,
+    C, S): ``prepare(state, key)`` the C x S noise-free lanes (the step's arguments), their
+    groups, whether a pot is on and the ghost's action; ``pick(state, actions, group, has,
+    ghost, nxt, weight, level)`` the first noisy round's C candidates from the lanes played."""
+    c, s = budget.candidates, budget.samples
+    b = c * s
+    width = math.radians(budget.sweep)
+    n_groups = AIM.SWEPT_POTS * len(AIM.STYLES)
+
+    @jax.jit
+    def prepare(state, key):
+        plans = ghost_plans(env, state, max(budget.plans, AIM.SWEPT_POTS))
+        ghost, _ = ghost_decision(env, state, plans)
+        if _games(env):
+            plans = plans._replace(spot=jax.vmap(lambda q: hand_spot(env, state, q))(plans.spot))
+        actions, group, has = AIM.sweep_actions(plans, ghost, b, width)
+        states = jax.tree_util.tree_map(lambda x: jnp.broadcast_to(x, (b,) + x.shape), state)
+        args = (states, actions, jax.random.split(key, b), jnp.zeros(b, bool), jnp.ones(b, bool),
+                jnp.zeros(b, jnp.int32))
+        return args, group, has, ghost
+
+    @jax.jit
+    def pick(state, actions, group, has, ghost, nxt, weight, level):
+        actor = state.game.to_play
+        value, _ = jax.vmap(lambda st: lane_value(env, actor, st, weight))(nxt)
+        best, best_value = AIM.sweep_centres(actions, group, value, level, n_groups)
+        return AIM.sweep_candidates(actions, best, best_value, has, ghost, c, budget.elites, level)
+
+    return prepare, pick
 
 
 class SearchAgent(Agent):
@@ -318,11 +398,11 @@ class SearchAgent(Agent):
     ``time_s``."""
 
     def __init__(self, env, *, candidates=None, samples=None, rounds=None, plans=None, random_share=None,
-                 elites=None, time_budget="default", noise=None, position_weight=0.5, **options):
+                 elites=None, time_budget="default", noise=None, position_weight=0.5, sweep=None, **options):
         super().__init__(env, **options)
         base = DEFAULT_BUDGETS[self.env.task]
         given = {"candidates": candidates, "samples": samples, "rounds": rounds, "plans": plans,
-                 "random_share": random_share, "elites": elites}
+                 "random_share": random_share, "elites": elites, "sweep": sweep}
         given = {k: v for k, v in given.items() if v is not None}
         if time_budget != "default":
             given["time_budget"] = time_budget
@@ -339,8 +419,19 @@ class SearchAgent(Agent):
     def _opts(self, env):
         return F.options(env)._replace(noise=jnp.asarray(self.noise, jnp.float64))
 
-    def _run(self, env, state, cands, key, t0, again):
-        """Evaluate ``cands`` and refine; returns (best action, value, success, rounds)."""
+    def _sweep(self, state, key):
+        """The aim sweep's first-round candidates (:mod:`cuegym.agents.aim`) and the aim
+        half-width [rad] of the refining rounds' grids around the elites."""
+        prepare, pick = _sweep_programs(self.env, self.budget)
+        args, group, has, ghost = prepare(state, key)
+        nxt, _, _ = F.batched(self.env).step(*args, self._opts(self.env)._replace(noise=jnp.asarray(0.0, jnp.float64)))
+        level = jnp.asarray(self.noise, jnp.float64)
+        cands = pick(state, args[1], group, has, ghost, nxt, jnp.asarray(self.position_weight, jnp.float64), level)
+        return cands, float(AIM.centre_grid(self.noise))
+
+    def _run(self, env, state, cands, key, t0, again, width=NARROW["phi"]):
+        """Evaluate ``cands`` and refine (aim grids of +-``width`` [rad] around the
+        elites); returns (best action, value, success, rounds)."""
         budget = self.budget
         _, _, _, lanes, score = _programs(env, budget)
         step = F.batched(env).step
@@ -359,7 +450,7 @@ class SearchAgent(Agent):
             best = int(top[0])
             result = ({k: v[best] for k, v in cands.items()}, float(value[best]), float(success[best]))
             if r + 1 < budget.rounds:
-                cands = again({k: v[top] for k, v in cands.items()}, k_next)
+                cands = again({k: v[top] for k, v in cands.items()}, k_next, width)
         return (*result, rounds)
 
     def _decide(self, obs, key):
@@ -383,7 +474,10 @@ class SearchAgent(Agent):
         if phase == FRAME_OVER or not bool(strokes):
             # no stroke to play (remove_ball, a finished frame): the ghost's decision
             return ghost, {**info, "success": None, "value": None, "found": found, "rounds": 0}
-        action, value, success, rounds = self._run(self.env, state, cands, k_run, t0, again)
+        width = NARROW["phi"]
+        if self.budget.sweep:
+            cands, width = self._sweep(state, k_prop)
+        action, value, success, rounds = self._run(self.env, state, cands, k_run, t0, again, width)
         return action, {**info, "success": success, "value": value, "found": found, "rounds": rounds}
 
     def search_candidates(self, observation, key, state: F.EnvState | None = None) -> dict:
@@ -399,7 +493,8 @@ class SearchAgent(Agent):
         Returns a dict: ``state`` (the EnvState played from), ``actions`` (each action field
         with a leading M = rounds x C, the rounds' candidates in order), ``value`` (M,) the
         smoothed mean value, ``success`` (M,) the smoothed share of noisy copies that scored
-        (:func:`smooth`), ``round`` (M,) int. Raises ValueError when no stroke is due (a
+        (:func:`smooth`), ``round`` (M,) int (with ``Budget.sweep``, the noise-free sweep
+        that seeds round 0 is not listed). Raises ValueError when no stroke is due (a
         lag, Moscow pyramid's remove_ball, a finished frame)."""
         obs = observation_arrays(self.env, observation)
         budget = self.budget
@@ -410,6 +505,9 @@ class SearchAgent(Agent):
             raise ValueError(f"observation.phase: no stroke to search in phase {int(obs['phase'])} "
                              "(a lag, a removal or a finished frame)")
         state = rebuilt if state is None else state
+        width = NARROW["phi"]
+        if budget.sweep:
+            cands, width = self._sweep(state, k_prop)
         step = F.batched(self.env).step
         opts = self._opts(self.env)
         weight = jnp.asarray(self.position_weight, jnp.float64)
@@ -421,7 +519,7 @@ class SearchAgent(Agent):
             value, success, top = score(state, cands, nxt, weight, level, budget.elites)
             found.append((cands, value, success))
             if r + 1 < budget.rounds:
-                cands = again({k: v[top] for k, v in cands.items()}, k_next)
+                cands = again({k: v[top] for k, v in cands.items()}, k_next, width)
         return {
             "state": state,
             "actions": {k: np.concatenate([np.asarray(c[k]) for c, _, _ in found]) for k in FIELDS},

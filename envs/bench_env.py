@@ -7,11 +7,12 @@ For each id (:data:`cuegym.ENV_IDS` in the issue's order, ``opponent=None``) it 
 * ``single``: the Gymnasium single env (``gymnasium.make``, wrappers included), resetting
   when an episode ends; and, for the same steps, the share of the wall time of
   ``env.step`` (and of ``env.step`` plus the resets) spent outside the compiled program:
-  the env's program (:func:`cuegym.gym_env.host_program`: ``batched(env)`` plus the host
-  record) is wrapped by a timer that blocks on the call's output, so "inside" is the
-  jitted call (argument transfer and dispatch included) and "outside" is everything else
-  ``env.step`` does in Python and NumPy (action checks, the copy to the host, the
-  observation and ``info``, freeing the previous step's arrays);
+  the env's compiled calls (:func:`cuegym.gym_env.flat_program`: ``batched(env)`` behind
+  packed arguments, plus the host record) are wrapped by a timer that blocks on the
+  call's output, so "inside" is the jitted call (argument transfer and dispatch included)
+  and "outside" is everything else ``env.step`` does in Python and NumPy (action checks,
+  the read of the result on the host, the observation and ``info``, freeing the previous
+  step's arrays);
 * ``vector``: ``gymnasium.make_vec(id, num_envs=B)`` (the native vector env, autoreset
   inside the jitted step) for B in 1, 64, 1024;
 * ``functional``: :func:`cuegym.functional.batched`'s ``step`` called directly on device
@@ -117,10 +118,9 @@ def still(action: dict) -> dict:
 
 
 class _TimedProgram:
-    """Wraps a :class:`cuegym.functional.Program` and adds up the wall time of its calls,
-    each blocked until its result is ready. All outputs of one call come from one compiled
-    execution, so blocking on the keys (one small leaf) waits for all of them without
-    walking the state's pytree."""
+    """Wraps the ``reset`` and ``step`` of a :class:`cuegym.gym_env.FlatProgram` and adds
+    up the wall time of their calls, each blocked until its result (one array: the rows)
+    is ready."""
 
     def __init__(self, program):
         self.program = program
@@ -130,7 +130,7 @@ class _TimedProgram:
     def _timed(self, fn, *args):
         t0 = time.perf_counter()
         out = fn(*args)
-        out[2].block_until_ready()
+        out.block_until_ready()
         self.seconds += time.perf_counter() - t0
         self.calls += 1
         return out
@@ -148,9 +148,10 @@ class _TimedProgram:
 
 
 def _instrument(env) -> _TimedProgram:
+    """Time the compiled calls of ``env`` (a cuegym env, wrapped or not)."""
     tables = env.unwrapped._tables
-    timer = _TimedProgram(tables.program)
-    tables.program = timer
+    timer = _TimedProgram(tables.flat)
+    tables.flat = tables.flat._replace(reset=timer.reset, step=timer.step)
     return timer
 
 

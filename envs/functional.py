@@ -122,7 +122,7 @@ GF-01: golf on a snooker table); every other task: ``pyramid-12ft``."""
 REFEREES = {rp.GAME: rp, am.GAME: am, mp.GAME: mp}
 """The Russian games: task name -> referee module."""
 HAND_BALL = {"pot-shot": 0, "lag": 0, rp.GAME: rp.CUE, am.GAME: am.BREAK_BALL, mp.GAME: mp.CUE, "snooker": 0,
-             "american-snooker": 0}
+             "american-snooker": 0, GOLF: 0}
 """The ball in hand of each task (Americanka: ball 16, index 15, AM-05/06, AMB-27)."""
 DEFAULT_REWARD_SCALE = {"pot-shot": 1.0, "lag": 1.0, rp.GAME: 0.1, am.GAME: 1.0, mp.GAME: 1.0, "snooker": 0.1,
                         "american-snooker": 0.1, GOLF: 1.0}

@@ -4,9 +4,11 @@ Both run the same jitted, vmapped program (:func:`cuegym.functional.batched`): t
 env is a batch of one, so a sub-env of a vector env and the single env with the same seed
 give the same bytes (DESIGN.md §7). Seeds: sub-env ``i`` of a vector env seeded ``s`` and
 the single env seeded ``s + i`` draw from the same key stream. The program is wrapped
-(:func:`host_program`) so that the same call also packs what the host reads into one
-array (the "record", below): the host work of a step stays small next to the compiled
-step (``experiments/bench_env.py`` measures it).
+(:func:`flat_program`) so that a step is one compiled call with three arrays in and one
+out: the actions and lane controls as one array (the "command"), the options as one, and
+the batch's "rows", each table's state and key packed as words (:mod:`cuegym.packing`)
+behind what the host reads of it (the "record", below). The host work of a step stays
+small next to the compiled step (``experiments/bench_env.py`` measures it).
 
 Gymnasium's own ``FunctionalJaxVectorEnv`` (1.x) autoresets with ``state.at[idx].set``,
 which needs the state to be one array; our state is a pytree, so the vector env here does
@@ -39,6 +41,8 @@ from __future__ import annotations
 import functools
 import math
 
+from typing import NamedTuple
+
 import gymnasium as gym
 import jax
 import jax.numpy as jnp
@@ -48,8 +52,9 @@ from gymnasium.vector import AutoresetMode
 
 from . import functional as F
 from . import render as R
+from .packing import Packing
 from .physics import POCKETS, get_table
-from .rules.base import clause_ids
+from .rules.catalogue import ID as CLAUSE_ID
 from .rules import golf as gf
 from .rules.golf import GOLF_PHASE_NAMES, MAX_PLAYERS
 from .rules.snooker import SNOOKER_PHASE_NAMES
@@ -130,14 +135,26 @@ def observation_space(env: F.FuncEnv) -> spaces.Dict:
 ACTION_KEYS = frozenset(("shot", "place", *INT_FIELDS))
 FLOAT_FIELDS = (("shot", (5,)), ("place", (2,)))
 
+# ----------------------------------------------------------------------------- command
+# What the host sends a compiled step: one float64 array (B, COMMAND_WIDTH), a row per
+# table, instead of nine arrays (each argument of a compiled call costs microseconds on
+# its own). Columns: the action (shot 0..4, place 5..6, cue_ball, ball, pocket, choice
+# 7..10; every integer field holds a small integer, exact in float64) and the lane's
+# controls of :func:`cuegym.functional.batched`'s step: ``done`` (reset the lane instead),
+# ``active`` (step it), ``opponent`` (the code of a built-in policy playing it, 0 none).
+ACTION_WIDTH = 11
+COMMAND_WIDTH = 14
+DONE, ACTIVE, OPPONENT = 11, 12, 13
+AGENT_LANE = (0.0, 1.0, 0.0)  # done, active, opponent: the agent's decision on a lane that is not done
 
-def check_action(action, batch: int | None = None, n_balls: int | None = None, one: bool = False) -> dict:
-    """Convert a Dict action to arrays: ``shot`` (lead + (5,)) and ``place`` (lead + (2,))
-    float64, the integer fields (lead) int32, where lead is () or (batch,), or (1,) for a
-    single action with ``one`` (a batch of one, as the program takes it); a missing field
-    reads as zeros. Raises ValueError naming the field for a non-dict, an unknown key, a
-    wrong shape, NaN or inf, a non-integer value of an integer field and an integer field
-    outside its range (``n_balls`` given for the ball indices; pockets 0..5)."""
+
+def pack_action(action, batch: int | None = None, n_balls: int | None = None,
+                width: int = ACTION_WIDTH) -> np.ndarray:
+    """A Dict action as the first :data:`ACTION_WIDTH` columns of a new float64 array
+    lead + (``width``,) (lead () or (batch,); the other columns are left for the caller);
+    a missing field reads as zeros. Raises ValueError naming the field for a non-dict, an
+    unknown key, a wrong shape, NaN or inf, a non-integer value of an integer field and an
+    integer field outside its range (``n_balls`` given for the ball indices; pockets 0..5)."""
     if not isinstance(action, dict):
         raise ValueError("action: a dict with keys shot, place, cue_ball, ball, pocket, choice; "
                          f"got {type(action).__name__}")
@@ -145,18 +162,23 @@ def check_action(action, batch: int | None = None, n_balls: int | None = None, o
         raise ValueError(f"action: unknown keys {sorted(set(action) - ACTION_KEYS)}; "
                          "allowed: shot, place, cue_ball, ball, pocket, choice")
     lead = () if batch is None else (batch,)
-    one = one and batch is None
-    out = {}
+    out = np.empty(lead + (width,))
+    at = 0
     for key, shape in FLOAT_FIELDS:
-        x = np.asarray(action[key], np.float64) if key in action else np.zeros(lead + shape)
+        cols = slice(at, at + shape[0])
+        at = cols.stop
+        if key not in action:
+            out[..., cols] = 0.0
+            continue
+        x = np.asarray(action[key], np.float64)
         if x.shape != lead + shape:
             raise ValueError(f"action.{key}: shape {x.shape}, expected {lead + shape}")
         # one reduction in the common case: a finite sum means finite values (a sum can
         # also overflow, so the exact test decides when it is not finite)
         if not math.isfinite(x.sum()) and not np.isfinite(x).all():
             raise ValueError(f"action.{key}: NaN or inf in {x.tolist()}")
-        out[key] = x[None] if one else x
-    for key in INT_FIELDS:
+        out[..., cols] = x
+    for col, key in enumerate(INT_FIELDS, at):
         hi = len(POCKETS) if key == "pocket" else n_balls
         x = action.get(key, 0) if batch is None else action[key] if key in action else np.zeros(lead, np.int64)
         if batch is None and hi is not None and isinstance(x, (int, np.integer)):
@@ -165,7 +187,7 @@ def check_action(action, batch: int | None = None, n_balls: int | None = None, o
             x = int(x)
             if not 0 <= x < hi:
                 raise ValueError(f"action.{key}: {x} outside 0..{hi - 1}")
-            out[key] = np.array([x] if one else x, np.int32)
+            out[col] = x
             continue
         x = np.asarray(x)
         if x.shape != lead:
@@ -174,8 +196,60 @@ def check_action(action, batch: int | None = None, n_balls: int | None = None, o
             raise ValueError(f"action.{key}: integers expected, got {x.tolist()}")
         if hi is not None and np.any((x < 0) | (x >= hi)):
             raise ValueError(f"action.{key}: {x.tolist()} outside 0..{hi - 1}")
-        out[key] = x.astype(np.int32)[None] if one else x.astype(np.int32)
+        out[..., col] = x.astype(np.int32)  # as the program reads it (int32), exact in float64
     return out
+
+
+def agent_command(action, n_balls: int) -> np.ndarray:
+    """The single env's command (1, :data:`COMMAND_WIDTH`): ``action``, checked as
+    :func:`pack_action` does (the same errors), on a lane the agent steps
+    (:data:`AGENT_LANE`)."""
+    row = _usual_row(action, n_balls)
+    if row is None:
+        out = pack_action(action, None, n_balls, COMMAND_WIDTH)
+        out[ACTION_WIDTH:] = AGENT_LANE
+        return out[None]
+    return np.array([row], np.float64)
+
+
+def _usual_row(action, n_balls: int) -> list | None:
+    """The command row of one valid action in the usual form (every key; ``shot`` and
+    ``place`` float arrays; the integer fields ints or NumPy integers) as Python numbers:
+    two ``tolist`` and plain comparisons, where the general path makes a dozen NumPy calls
+    (each costs microseconds, several times more right after a compiled step has run).
+    None for any other action: the general path packs it or raises its error."""
+    if type(action) is not dict or len(action) != len(ACTION_KEYS):
+        return None
+    shot, place = action.get("shot"), action.get("place")
+    if not (type(shot) is np.ndarray and shot.shape == (5,) and shot.dtype.kind == "f"
+            and type(place) is np.ndarray and place.shape == (2,) and place.dtype.kind == "f"):
+        return None
+    row = shot.tolist() + place.tolist()  # exact: every float dtype converts to a Python float exactly
+    if not math.isfinite(sum(row)):  # NaN or inf (or a sum overflowing: the general path decides)
+        return None
+    for key, hi in zip(INT_FIELDS, (n_balls, n_balls, len(POCKETS), n_balls)):
+        x = action.get(key)
+        if not (isinstance(x, (int, np.integer)) and 0 <= x < hi):
+            return None
+        row.append(int(x))
+    return row + list(AGENT_LANE)
+
+
+def action_fields(columns):
+    """The action in ``columns`` (lead + (>= ACTION_WIDTH,), NumPy or traced) as the dict
+    :func:`cuegym.functional.step` takes: ``shot`` (lead + (5,)) and ``place`` (lead +
+    (2,)) float64, the integer fields (lead) int32."""
+    xp = np if isinstance(columns, np.ndarray) else jnp
+    ints = {key: columns[..., col].astype(xp.int32) for col, key in enumerate(INT_FIELDS, 7)}
+    return {"shot": columns[..., 0:5], "place": columns[..., 5:7], **ints}
+
+
+def check_action(action, batch: int | None = None, n_balls: int | None = None, one: bool = False) -> dict:
+    """:func:`pack_action` as a dict of arrays (:func:`action_fields`): lead () or
+    (batch,), or (1,) for a single action with ``one`` (a batch of one, as the program
+    takes it). Raises ValueError as :func:`pack_action`."""
+    cols = pack_action(action, batch, n_balls)
+    return action_fields(cols[None] if one and batch is None else cols)
 
 
 # ----------------------------------------------------------------------------- host record
@@ -195,7 +269,8 @@ def check_action(action, batch: int | None = None, n_balls: int | None = None, o
 # (P,) as float32 bit patterns,
 # ``masks`` the observation's MASKS (4 x N int8, four to a word), and a zero column when K
 # would be odd. With P = 2 this is the layout the record had before golf, byte for byte.
-# The clause mask is read from the state instead (below).
+# The clause mask is read from the packed state that follows the record in the same row
+# (:func:`flat_program`, :meth:`_Tables.agent_clause_ids`).
 
 RECORD_FLAGS = ("terminated", "truncated", "foul", "clipped", "projected", "truncated_shot", "cue_replaced")  # bool
 RECORD_SCALARS = ("to_play", "phase", "winner", "acted", "lag_winner", "foul_run", "sudden_death")  # int32
@@ -292,23 +367,91 @@ def _record(state: F.EnvState, obs: dict) -> jnp.ndarray:
     return jnp.concatenate(blocks, 1)
 
 
+class FlatProgram(NamedTuple):
+    """The compiled calls of the host fronts for one (task, table); see :func:`flat_program`."""
+
+    reset: object
+    step: object
+    packing: Packing  # one table's (state, key)
+    options: Packing  # the options (:class:`cuegym.functional.Options`)
+    record_width: int  # K: the record's columns, the packed tables' first
+
+
+@functools.lru_cache(maxsize=None)
+def flat_program(task: str, table: str) -> FlatProgram:
+    """:func:`cuegym.functional.batched` behind packed arguments and results, the calls
+    the fronts make: ``reset(rows, opts) -> rows`` and ``step(rows, command, opts) ->
+    rows``. ``rows`` (B, K + W) int32 is the batch: row i is table i's record (K columns,
+    :func:`_record`: what the host reads after a call) followed by its state and key
+    packed by ``packing`` (W words, :class:`cuegym.packing.Packing`); a reset reads only
+    the keys. ``opts`` is the options packed by ``options``; ``command`` (B,
+    :data:`COMMAND_WIDTH`) float64 the actions and each lane's done, active, opponent.
+    Each is one compiled call: the functional program unchanged, with the packing's bit
+    casts and the record's around it. Three arguments and one result a step, instead of
+    about a hundred leaves in and out: each costs the host microseconds to pass, wrap and
+    free (module :mod:`cuegym.packing`), and the host reads the record and the agent's
+    clauses from the one array."""
+    func = F.FuncEnv(task=task, table=table)
+    inner = F.batched(func)
+    opts = F.options(func)
+    key = jax.eval_shape(lambda: jax.random.PRNGKey(0))
+    state = jax.eval_shape(inner.reset, jax.ShapeDtypeStruct((1,) + key.shape, key.dtype), opts)[0]
+    per_table = jax.tree_util.tree_map(lambda x: jax.ShapeDtypeStruct(x.shape[1:], x.dtype), state)
+    packing, options = Packing((per_table, key)), Packing(opts)
+    k = record_layout(func.n_balls, func.players)["width"]
+
+    def rows_of(state, obs, keys):
+        return jnp.concatenate([_record(state, obs), packing.pack((state, keys), jnp)], 1)
+
+    @jax.jit
+    def reset(rows, opts):
+        _, keys = packing.unpack(rows[:, k:])
+        state, obs, keys = inner.reset(keys, options.unpack(opts))
+        return rows_of(state, obs, keys)
+
+    @jax.jit
+    def step(rows, command, opts):
+        state, keys = packing.unpack(rows[:, k:])
+        done, active = command[:, DONE] != 0, command[:, ACTIVE] != 0
+        opponent = command[:, OPPONENT].astype(jnp.int32)
+        state, obs, keys = inner.step(state, action_fields(command), keys, done, active, opponent,
+                                      options.unpack(opts))
+        return rows_of(state, obs, keys)
+
+    return FlatProgram(reset, step, packing, options, k)
+
+
 @functools.lru_cache(maxsize=None)
 def host_program(task: str, table: str) -> F.Program:
-    """:func:`cuegym.functional.batched` with the observation replaced by the record:
-    ``reset(keys, opts) -> (state, record, keys)`` and ``step(state, action, keys, done,
-    active, opponent, opts) -> (state, record, keys)``. Each is one compiled call that runs
-    the functional program unchanged and adds the record's bit casts and copies."""
-    inner = F.batched(F.FuncEnv(task=task, table=table))
+    """The calls of :func:`flat_program` on trees, for code holding a state of its own (a
+    test loading a position): ``reset(keys, opts) -> (state, record, keys)`` and
+    ``step(state, action, keys, done, active, opponent, opts) -> (state, record, keys)``
+    with the arguments of :func:`cuegym.functional.batched` (``action`` a dict as
+    :func:`check_action` gives), the observation replaced by the record (B, K), all
+    returned as NumPy arrays. It packs and unpacks on the host around the same compiled
+    calls (no program of its own): for the rare call, not a training loop."""
+    flat = flat_program(task, table)
+    k = flat.record_width
 
-    @jax.jit
+    def rows(state, keys):
+        words = flat.packing.pack((state, keys))
+        return np.concatenate([np.zeros((words.shape[0], k), np.int32), words], 1)
+
+    def split(out):
+        out = np.asarray(out)
+        state, keys = flat.packing.unpack(out[:, k:], copy=True)
+        return state, np.array(out[:, :k]), keys
+
     def reset(keys, opts):
-        state, obs, keys = inner.reset(keys, opts)
-        return state, _record(state, obs), keys
+        keys = np.asarray(keys)
+        zero, _ = flat.packing.unpack(flat.packing.zeros(keys.shape[:1]))
+        return split(flat.reset(rows(zero, keys), flat.options.pack(opts)))
 
-    @jax.jit
     def step(state, action, keys, done, active, opponent, opts):
-        state, obs, keys = inner.step(state, action, keys, done, active, opponent, opts)
-        return state, _record(state, obs), keys
+        b = len(done)
+        fields = [action["shot"], action["place"], *(action[f] for f in INT_FIELDS), done, active, opponent]
+        command = np.concatenate([np.asarray(x, np.float64).reshape(b, -1) for x in fields], 1)
+        return split(flat.step(rows(state, keys), command, flat.options.pack(opts)))
 
     return F.Program(reset, step)
 
@@ -341,26 +484,64 @@ def _numpy_obs(rec: np.ndarray, space: spaces.Dict, index=None) -> dict:
     return {k: np.array(parts[k], sub.dtype) for k, sub in space.spaces.items()}  # copies, C-contiguous
 
 
+class _RowDecoder:
+    """Decodes one table's record row (K,) of an env with observation space ``space``
+    into its ints block as Python ints (one ``tolist``, for ``info``) and its observation:
+    one copy of the row, each array entry a view of that copy in the space's dtype
+    (writable and C-contiguous; no two overlap, and no two calls share memory), each
+    Discrete entry an np.int64. Where each entry lies is worked out once, here: a
+    decode is then one copy, one ``tolist`` and a slice per entry."""
+
+    def __init__(self, space: spaces.Dict):
+        n = space["balls"].shape[0]
+        lay = _space_layout(space)
+        i0, f0, m0 = lay["ints"].start, lay["floats"].start, lay["masks"].start
+        players = space["scores"].shape[0]
+        self.ints, self.width, self.rewards = lay["ints"], lay["width"], lay["rewards"]
+        cols = lay["cols"]
+        column_of = {key: col for col, key in _slots(space.spaces).items() if key is not None}
+        self.plan = []  # (key, view or None for a Discrete, first, stop, shape (None: 1-D), dtype to cast to or None)
+        for key, sub in space.spaces.items():
+            col = column_of.get(key, key)
+            if isinstance(sub, spaces.Discrete):
+                self.plan.append((key, None, cols[col], None, None, None))
+                continue
+            if col == "balls":
+                view, first, shape = np.float32, f0, (n, 3)
+            elif col == "scores":
+                view, first, shape = np.float32, f0 + 3 * n, (players,)
+            elif col in MASKS:  # 4 x N int8 from the masks block's first byte
+                view, first, shape = np.int8, 4 * m0 + MASKS.index(col) * n, (n,)
+            else:  # an int32 column of the ints block (a per-player field: a slice)
+                c = cols[col]
+                view, first, shape = (np.int32, i0 + c.start, (c.stop - c.start,)) if isinstance(c, slice) \
+                    else (np.int32, i0 + c, ())
+            cast = None if np.dtype(sub.dtype) == np.dtype(view) else sub.dtype
+            size = math.prod(shape)
+            self.plan.append((key, view, first, first + size, None if shape == (size,) else shape, cast))
+
+    def __call__(self, row: np.ndarray) -> tuple[list, dict, np.ndarray]:
+        """(ints block as Python ints, observation, rewards (P,) float64: a view of the
+        same copy, apart from the observation's)."""
+        words = np.array(row[:self.width], np.int32)  # the copy every array entry views
+        vals = words[self.ints].tolist()
+        views = {np.int32: words, np.float32: words.view(np.float32), np.int8: words.view(np.int8)}
+        obs = {}
+        for key, view, first, stop, shape, cast in self.plan:
+            if view is None:
+                obs[key] = np.int64(vals[first])
+                continue
+            x = views[view][first:stop]
+            if shape is not None:
+                x = x.reshape(shape)
+            obs[key] = x if cast is None else x.astype(cast)
+        return vals, obs, words[self.rewards].view(np.float64)
+
+
 def _decode(row: np.ndarray, space: spaces.Dict) -> tuple[list, dict]:
-    """One table's record row (K,): its ints block as Python ints (one ``tolist``, for
-    ``info``) and its observation (one copy per dtype, the entries views of those copies:
-    each writable and C-contiguous, none overlapping)."""
-    n = space["balls"].shape[0]
-    lay = _space_layout(space)
-    col_of = lay["cols"]
-    vals = row[lay["ints"]].tolist()
-    floats = np.array(row[lay["floats"]]).view(np.float32)  # balls, then scores
-    masks = np.array(row[lay["masks"]]).view(np.int8).reshape(4, n)
-    parts = {"balls": floats[:3 * n].reshape(n, 3), "scores": floats[3 * n:],
-             "phase": np.int64(vals[col_of["phase"]]), "to_play": np.int64(vals[col_of["to_play"]]),
-             "sudden_death": np.int64(vals[col_of["sudden_death"]]),
-             "debt": np.array(vals[col_of["debt"]], np.int32), "foul_run": np.array(vals[col_of["foul_run"]], np.int32),
-             **{k: masks[i] for i, k in enumerate(MASKS)}}
-    for col, key in _slots(space.spaces).items():
-        if key is not None and key != col:  # a column holding another family's key: in that key's space dtype
-            sub = space[key]
-            parts[key] = np.int64(parts[col]) if isinstance(sub, spaces.Discrete) else np.asarray(parts[col], sub.dtype)
-    return vals, {k: parts[k] for k in space.spaces}
+    """:class:`_RowDecoder` of ``space`` applied to one record row (a one-off: the envs
+    keep theirs)."""
+    return _RowDecoder(space)(row)[:2]
 
 
 def _opponent_code(opponent) -> int:
@@ -372,8 +553,13 @@ def _opponent_code(opponent) -> int:
 
 
 class _Tables:
-    """The batch of B tables behind both envs: keys, state, the opponent loop. ``obs`` is
-    the record (B, K) (:func:`_record`) of the last compiled call, on the host."""
+    """The batch of B tables behind both envs: its rows on the device (``rows``, (B, K +
+    W): each table's record and packed state, :func:`flat_program`) and the opponent
+    loop. ``obs`` is the rows of the last compiled call on the host (a read-only view on
+    the CPU backend): the record columns come first, so the record's readers
+    (:func:`_field`, :func:`_numpy_obs`) take it as it is. ``state`` and ``keys`` read
+    (and assign) the packed state as trees, for the rare reader (rendering, replays,
+    tests): the step loop never unpacks it."""
 
     def __init__(self, func: F.FuncEnv, num: int, opponent, single: bool):
         self.func = func
@@ -381,56 +567,127 @@ class _Tables:
         self.single = single
         self.opponent = opponent
         self.code = _opponent_code(opponent)
-        self.program = host_program(func.task, func.table)
-        self.opts = jax.device_put(F.options(func))  # on the device once, not at every call
+        self.flat = flat_program(func.task, func.table)
+        self.program = host_program(func.task, func.table)  # the same calls on trees (tests load positions)
+        self.opts = jax.device_put(F.options(func))  # as a tree, for self.program
+        self.flat_opts = jax.device_put(self.flat.options.pack(F.options(func)))  # on the device once
         self.obs_space = observation_space(func)
-        self.keys = None
-        self.state = None
-        self.obs = None  # host record of the last call (_fetch)
-        self.agent_clauses = None  # the clauses of the agent's last decision (device array)
-        # arguments of every agent step, allocated once (read-only: they are shared)
-        self._ones = _frozen(np.ones(num, bool))
+        self.rows = None  # on the device; the state zeros until ``dealt``
+        self.dealt = False  # a reset has run (or a state was assigned)
+        self.obs = None  # host rows of the last call (_fetch)
+        self._agent_rows = None  # host rows after the agent's last decision (its clauses)
+        self._trees = (None, None)  # (rows, their (state, keys) on the host): the last unpacked
+        ids = self.flat.packing.treedef.unflatten(range(len(self.flat.packing.slots)))
+        self._clauses_leaf = ids[0].clauses
+        self._clause_bytes = self._leaf_bytes(self._clauses_leaf)
         self._no_lanes = _frozen(np.zeros(num, bool))
-        self._no_opponent = _frozen(np.zeros(num, np.int32))
         self.done = self._no_lanes
         self.lay = record_layout(func.n_balls, func.players)
         self.pending = np.zeros((num, func.players))  # opponents' opening rewards, paid on the frame's first step
 
+    # the packed state as trees (host copies; assigning packs them for the next call)
+
+    @property
+    def state(self):
+        """The batch's :class:`cuegym.functional.EnvState` (leaves (B, ...) NumPy copies);
+        None before the first reset."""
+        return self._unpacked()[0] if self.dealt else None
+
+    @state.setter
+    def state(self, state):
+        self._pack(state, self.keys)
+        self.dealt = True
+
+    @property
+    def keys(self):
+        """The lanes' keys (B, 2) uint32 (NumPy); None before seeding."""
+        return None if self.rows is None else self._unpacked()[1]
+
+    @keys.setter
+    def keys(self, keys):
+        if self.rows is None:
+            state, _ = self.flat.packing.unpack(self.flat.packing.zeros((self.num,)))
+        else:
+            state = self._unpacked()[0]
+        self._pack(state, keys)
+
+    def _leaf_bytes(self, index: int) -> slice:
+        """The bytes of a one-byte leaf (bool) in a host row."""
+        group, first, stop, _ = self.flat.packing.slots[index]
+        dtype, word, _, _ = self.flat.packing.groups[group]
+        if dtype.itemsize != 1:
+            raise TypeError(f"leaf {index}: {dtype}, not one byte a value")
+        at = 4 * (self.flat.record_width + word)
+        return slice(at + first, at + stop)
+
+    @property
+    def agent_clauses(self):
+        """(B, C) bool: the clauses applied to the agent's last decision (NumPy); None
+        before the first step."""
+        if self._agent_rows is None:
+            return None
+        return self.flat.packing.leaf(self._agent_rows[:, self.flat.record_width:], self._clauses_leaf)
+
+    def agent_clause_ids(self, lane: int = 0) -> list:
+        """The catalogue ids of the clauses applied to lane ``lane``'s last agent decision,
+        in catalogue order: read from the bytes of its host row (a bool is one byte of the
+        packing, 0 or 1; a ``find`` per clause instead of NumPy calls)."""
+        mask = self._agent_rows[lane].tobytes()[self._clause_bytes]
+        ids, k = [], mask.find(1)
+        while k >= 0:
+            ids.append(CLAUSE_ID[k])
+            k = mask.find(1, k + 1)
+        return ids
+
+    def _unpacked(self):
+        if self._trees[0] is not self.rows:
+            words = np.asarray(self.rows)[:, self.flat.record_width:]
+            self._trees = (self.rows, self.flat.packing.unpack(words, copy=True))
+        return self._trees[1]
+
+    def _pack(self, state, keys):
+        """New rows holding ``state`` and ``keys`` (the record columns kept)."""
+        k = self.flat.record_width
+        record = np.zeros((self.num, k), np.int32) if self.rows is None else np.asarray(self.rows)[:, :k]
+        self.rows = jax.device_put(np.concatenate([record, self.flat.packing.pack((state, keys))], 1))
+
+    # the compiled calls
+
     def seed(self, seed: int):
         self.keys = jax.vmap(jax.random.PRNGKey)(np.arange(self.num) + seed)
 
-    def _fetch(self, record) -> np.ndarray:
-        """The record of the last call on the host: one ``np.asarray`` (on the CPU backend a
+    def _fetch(self, rows) -> np.ndarray:
+        """The rows of the last call on the host: one ``np.asarray`` (on the CPU backend a
         read-only view of the buffer the program wrote)."""
-        self.obs = np.asarray(record)
+        self.rows = rows
+        self.obs = np.asarray(rows)
         return self.obs
 
     def reset(self):
-        self.state, record, self.keys = self.program.reset(self.keys, self.opts)
+        rec = self._fetch(self.flat.reset(self.rows, self.flat_opts))
+        self.dealt = True
         self.done = self._no_lanes
+        if self.opponent is None:
+            return None  # no opponent strokes
         self.pending = np.zeros((self.num, self.func.players))
-        rec = self._fetch(record)
-        count = np.zeros(self.num, np.int64)
-        if self.opponent is not None:
-            opening = np.ones(self.num, bool)
-            ended = _field(rec, "terminated", self.lay) | _field(rec, "truncated", self.lay)
-            none = np.zeros((self.num, self.func.players))
-            _, count = self._opponent_loop(opening, ended, _field(rec, "to_play", self.lay), none)
+        opening = np.ones(self.num, bool)
+        ended = _field(rec, "terminated", self.lay) | _field(rec, "truncated", self.lay)
+        none = np.zeros((self.num, self.func.players))
+        _, count = self._opponent_loop(opening, ended, _field(rec, "to_play", self.lay), none)
         return count
 
-    def step(self, act: dict):
+    def step(self, command: np.ndarray):
         """The agent's decision on every lane (done lanes reset instead), then the
-        opponent's. Returns (per-player rewards (B, 2) of the step, the record after the
-        agent's decision, opponent strokes (B,); None for a single env without opponent,
-        whose step is the agent's alone: it never has a done lane, the single env resets
-        through :meth:`reset`)."""
+        opponent's: ``command`` (B, COMMAND_WIDTH) the actions (:func:`pack_action`) with
+        the lane columns set (done = ``self.done``, active, no opponent; a new array, not
+        written after). Returns (per-player rewards (B, P) of the step, the rows after
+        the agent's decision, opponent strokes (B,)); (None, rows, None) for a single env
+        without opponent, whose step is the agent's alone (the rewards are the rows'): it
+        never has a done lane, the single env resets through :meth:`reset`."""
         done = self.done
-        self.state, record, self.keys = self.program.step(self.state, act, self.keys, done, self._ones,
-                                                          self._no_opponent, self.opts)
-        agent = self._fetch(record)
-        self.agent_clauses = self.state.clauses  # (B, C) on the device: the single env's info reads it
+        agent = self._agent_rows = self._fetch(self.flat.step(self.rows, command, self.flat_opts))
         if self.single and self.opponent is None:  # nothing else to play, and no lane was done
-            return agent[:, self.lay["rewards"]].view(np.float64), agent, None
+            return None, agent, None
         total = np.where(done[:, None], 0.0, _field(agent, "rewards", self.lay))
         count = np.zeros(self.num, np.int64)
         if self.opponent is not None:
@@ -451,10 +708,10 @@ class _Tables:
             need = (~ended & (to_play != 0)) | redo
             if not need.any():
                 break
-            act = self._opponent_actions()
-            code = np.where(need & ~redo, self.code, 0).astype(np.int32)
-            self.state, record, self.keys = self.program.step(self.state, act, self.keys, redo, need, code, self.opts)
-            rec = self._fetch(record)
+            command = self._opponent_actions()
+            command[:, DONE], command[:, ACTIVE] = redo, need
+            command[:, OPPONENT] = np.where(need & ~redo, self.code, 0)
+            rec = self._fetch(self.flat.step(self.rows, command, self.flat_opts))
             term, trunc = _field(rec, "terminated", self.lay), _field(rec, "truncated", self.lay)
             to_play = _field(rec, "to_play", self.lay)
             played = need & ~redo
@@ -465,15 +722,15 @@ class _Tables:
             ended = np.where(need, term | trunc, ended)
         return total, count
 
-    def _opponent_actions(self) -> dict:
+    def _opponent_actions(self) -> np.ndarray:
+        """(B, COMMAND_WIDTH): the callable opponent's actions (zeros for a built-in one,
+        which the program replaces), the lane columns left to set."""
         n = self.func.n_balls
         if callable(self.opponent):
             if self.single:
-                return check_action(self.opponent(_numpy_obs(self.obs, self.obs_space, 0)), None, n, one=True)
-            return check_action(self.opponent(_numpy_obs(self.obs, self.obs_space)), self.num, n)
-        z = np.zeros(self.num, np.int32)
-        return {"shot": np.zeros((self.num, 5)), "place": np.zeros((self.num, 2)), "cue_ball": z, "ball": z,
-                "pocket": z, "choice": z}
+                return pack_action(self.opponent(_numpy_obs(self.obs, self.obs_space, 0)), None, n, COMMAND_WIDTH)[None]
+            return pack_action(self.opponent(_numpy_obs(self.obs, self.obs_space)), self.num, n, COMMAND_WIDTH)
+        return np.zeros((self.num, COMMAND_WIDTH))
 
 
 def _frozen(x: np.ndarray) -> np.ndarray:
@@ -481,13 +738,13 @@ def _frozen(x: np.ndarray) -> np.ndarray:
     return x
 
 
-def _stroke_info(vals: list, clauses: np.ndarray, col: dict) -> dict:
+def _stroke_info(vals: list, clauses: list, col: dict) -> dict:
     """The agent's decision: the ints block ``vals`` (Python ints) of its record row and
-    its clause mask (C,)."""
+    the ids of its clauses."""
     return {
         "acted": vals[col["acted"]], "foul": bool(vals[col["foul"]]), "clipped": bool(vals[col["clipped"]]),
         "projected": bool(vals[col["projected"]]), "truncated_shot": bool(vals[col["truncated_shot"]]),
-        "cue_replaced": bool(vals[col["cue_replaced"]]), "clauses": clause_ids(clauses),
+        "cue_replaced": bool(vals[col["cue_replaced"]]), "clauses": clauses,
         "lag_winner": vals[col["lag_winner"]],
     }
 
@@ -528,35 +785,38 @@ class CueEnv(gym.Env):
         self.observation_space = observation_space(self.func)
         self.render_mode = render_mode
         self._tables = _Tables(self.func, 1, opponent, single=True)
+        self._decode = _RowDecoder(self.observation_space)
         self._viewer = None
         self._picture = (None, None)  # (state drawn, image): render() twice draws once
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
         t = self._tables
-        if seed is not None or t.keys is None:
+        if seed is not None or t.rows is None:
             t.seed(seed if seed is not None else int(self.np_random.integers(0, 2**31 - 1)))
         count = t.reset()
-        vals, obs = _decode(t.obs[0], self.observation_space)
-        info = {**_frame_info(vals, t.lay["cols"]), "opponent_strokes": int(count[0])}
+        vals, obs, _ = self._decode(t.obs[0])
+        info = {**_frame_info(vals, t.lay["cols"]), "opponent_strokes": 0 if count is None else int(count[0])}
         if self.render_mode == "human":
             self.render()
         return obs, info
 
     def step(self, action):
         t = self._tables
-        if t.state is None:
+        if not t.dealt:
             raise RuntimeError("call reset() before step()")
-        total, agent, count = t.step(check_action(action, None, self.func.n_balls, one=True))
-        vals, obs = _decode(t.obs[0], self.observation_space)  # the frame after the opponent's decisions
+        total, agent, count = t.step(agent_command(action, self.func.n_balls))
+        vals, obs, rewards = self._decode(t.obs[0])  # the frame after the opponent's decisions
+        if total is not None:  # the agent's and the opponents' decisions
+            rewards = total[0].copy()
         mine = vals if agent is t.obs else agent[0, t.lay["ints"]].tolist()  # the agent's decision
-        info = {**_stroke_info(mine, np.asarray(t.agent_clauses)[0], t.lay["cols"]), **_frame_info(vals, t.lay["cols"]),
-                "opponent_strokes": 0 if count is None else int(count[0]), "rewards": total[0].copy()}
+        col = t.lay["cols"]
+        info = {**_stroke_info(mine, t.agent_clause_ids(), col), **_frame_info(vals, col),
+                "opponent_strokes": 0 if count is None else int(count[0]), "rewards": rewards}
         player = 0 if t.opponent is not None else info["acted"]
         if self.render_mode == "human":
             self.render()
-        col = t.lay["cols"]
-        return obs, float(total[0, player]), bool(vals[col["terminated"]]), bool(vals[col["truncated"]]), info
+        return obs, float(rewards[player]), bool(vals[col["terminated"]]), bool(vals[col["truncated"]]), info
 
     def render(self):
         """The table now (``rgb_array``: returned; ``human``: shown); None without a mode."""
@@ -617,16 +877,19 @@ class CueVectorEnv(gym.vector.VectorEnv):
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
         t = self._tables
-        if seed is not None or t.keys is None:
+        if seed is not None or t.rows is None:
             t.seed(seed if seed is not None else int(self.np_random.integers(0, 2**31 - 1)))
         count = t.reset()
+        if count is None:  # no opponent
+            count = np.zeros(self.num_envs, np.int64)
         return _numpy_obs(t.obs, self.single_observation_space), {"opponent_strokes": count}
 
     def step(self, actions):
         t = self._tables
-        act = check_action(actions, self.num_envs, self.func.n_balls)
+        command = pack_action(actions, self.num_envs, self.func.n_balls, COMMAND_WIDTH)
         was_done = t.done
-        total, agent, count = t.step(act)
+        command[:, DONE], command[:, ACTIVE], command[:, OPPONENT] = was_done, 1.0, 0.0
+        total, agent, count = t.step(command)
         h = t.obs
         acted = _field(agent, "acted", t.lay)
         player = np.zeros(self.num_envs, np.int64) if t.opponent is not None else acted

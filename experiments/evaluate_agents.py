@@ -7,6 +7,17 @@ level given; the search agent scores its candidates at that same level. Writes
 
     python experiments/evaluate_agents.py                       # 1000 shots each (long: the search takes ~1.5 s a shot)
     python experiments/evaluate_agents.py --shots 1000 --search-shots 100
+
+With ``--frames N`` it plays head-to-head frames instead, for every two-player game and
+agent pair given (:func:`run_frames`): frame f is the env reset with seed ``--seed + f``
+(no built-in opponent: the two agents alternate by ``info["to_play"]``), the pair's first
+agent breaks in even frames, each agent's keys come from :func:`agent_key`. Writes
+``agents_frames.jsonl`` (one line a frame, appended as frames end; a rerun with the same
+settings resumes after the last frame recorded), ``agents_frames.json``, ``agents_frames.md``
+and, with matplotlib, ``agents_frames.png`` into ``--out``.
+
+    python experiments/evaluate_agents.py --frames 100 --pairs search:ghost --games RussianPyramid-v0 --out /tmp/f
+    python experiments/evaluate_agents.py --frames 4 --pairs ghost:random --games all --out /tmp/f
 """
 
 from __future__ import annotations
@@ -75,24 +86,407 @@ def markdown(report) -> str:
     return "\n".join(lines) + "\n"
 
 
+# ----------------------------------------------------------------------------- head-to-head frames
+
+TWO_PLAYER_GAMES = ("cuegym/RussianPyramid-v0", "cuegym/Americanka-v0", "cuegym/MoscowPyramid-v0",
+                    "cuegym/Snooker-v0", "cuegym/AmericanSnooker-v0")
+AGENT_NAMES = ("random", "ghost", "search")
+# what a game's scores count: points (ball values, penalties) or balls won net of balls given back
+BREAK_UNIT = {"cuegym/RussianPyramid-v0": "points", "cuegym/Americanka-v0": "balls",
+              "cuegym/MoscowPyramid-v0": "balls", "cuegym/Snooker-v0": "points",
+              "cuegym/AmericanSnooker-v0": "points"}
+# decisions that are not strokes of the frame: a lag stroke (it scores nothing and does not
+# count, docs/envs.md), Moscow pyramid's removal, the answer to a snooker foul, the finished frame
+NOT_A_STROKE = ("lag", "remove_ball", "foul_choice", "house_choice", "frame_over")
+FRAMES_KIND = "cuegym.evaluate_agents.frames"
+
+
+def parse_pairs(text: str) -> list[tuple[str, str]]:
+    """``"search:ghost,ghost:random"`` -> [("search", "ghost"), ("ghost", "random")]."""
+    pairs = []
+    for item in str(text).split(","):
+        names = tuple(a.strip() for a in item.split(":"))
+        if len(names) != 2 or any(a not in AGENT_NAMES for a in names):
+            raise ValueError(f"pairs: comma-separated A:B with A, B from {', '.join(AGENT_NAMES)}; got {item!r}")
+        pairs.append(names)
+    return pairs
+
+
+def parse_games(names) -> list[str]:
+    """Game names (``RussianPyramid-v0``, ``cuegym/Snooker-v0`` or ``all``) -> env ids."""
+    out = []
+    for g in names:
+        if g == "all":
+            out += [x for x in TWO_PLAYER_GAMES if x not in out]
+            continue
+        env_id = g if g.startswith("cuegym/") else f"cuegym/{g}"
+        if env_id not in TWO_PLAYER_GAMES:
+            raise ValueError(f"games: one of {', '.join(TWO_PLAYER_GAMES)} or all; got {g!r}")
+        if env_id not in out:
+            out.append(env_id)
+    return out
+
+
+def agent_key(seed: int, frame: int, side: int, decision: int):
+    """The PRNG key of agent ``side``'s (0: the pair's first agent, 1: its second)
+    ``decision``-th decision (counted from 0) in frame ``frame``: fold_in(fold_in(
+    PRNGKey(seed + frame), side), decision). It depends on nothing else (not on the other
+    agent, nor on the seat), so a frame replays alone, and a match resumes at any frame."""
+    import jax
+
+    return jax.random.fold_in(jax.random.fold_in(jax.random.PRNGKey(seed + frame), side), decision)
+
+
+class BreakCounter:
+    """Breaks as consecutive scoring strokes by one player in one visit to the table.
+
+    A visit is a run of strokes by one player; it ends when a stroke leaves the other player
+    to play, when the player fouls (the foul stroke adds nothing), when the other player
+    strokes, or when the frame ends. Its break is the player's own score gained by its
+    non-foul decisions (``scores`` as the env gives them: points in Russian pyramid and
+    snooker, balls won net of balls given back in Americanka and Moscow pyramid). A decision
+    that is not a stroke (Moscow pyramid's removal, made by the other player but credited to
+    the striker, AMB-31; a snooker foul answer) neither opens nor closes a visit and adds the
+    visiting player's gain to the break. Lag strokes score nothing and are not strokes."""
+
+    def __init__(self):
+        self.owner = None  # player index of the visit in progress
+        self.current = 0.0
+        self.breaks = ([], [])  # per player: every closed visit's break (0 when it scored nothing)
+
+    def close(self):
+        if self.owner is not None:
+            self.breaks[self.owner].append(self.current)
+        self.owner, self.current = None, 0.0
+
+    def record(self, phase: str, acted: int, foul: bool, gained, to_play: int, next_phase: str, over: bool):
+        """One decision: ``phase`` it was taken in, ``acted`` the player who took it, ``foul``
+        the ruling's flag, ``gained`` (2,) each player's score change, ``to_play`` who
+        decides next and in ``next_phase``, ``over`` the frame ended (terminated or
+        truncated)."""
+        if phase == "lag":  # a lag (70:70 in Russian pyramid, a level snooker frame) ends any visit
+            self.close()
+        elif phase in NOT_A_STROKE:
+            if self.owner is not None and not foul:
+                self.current += max(0.0, float(gained[self.owner]))
+        else:
+            if self.owner != acted:
+                self.close()
+                self.owner = acted
+            if foul:
+                self.close()
+            else:
+                self.current += max(0.0, float(gained[acted]))
+                # the other player's stroke ends the visit; his removal (Moscow) does not
+                if to_play != acted and next_phase not in NOT_A_STROKE:
+                    self.close()
+        if over:
+            self.close()
+
+
+def play_frame(env, env_id: str, agents, names, frame: int, seed: int, rulings: list | None = None) -> dict:
+    """One seeded frame between ``agents`` (the pair's first and second agent objects, with
+    ``names``) in ``env`` (the game's Gymnasium env, no opponent, so ``info["to_play"]``
+    says whose decision it is).
+
+    The env is reset with seed ``seed + frame``; the env draws who breaks from it, and the
+    first agent takes that seat on even frames and the other seat on odd ones, so each side
+    breaks in every other frame. Each agent's keys come from :func:`agent_key`. A frame that
+    reaches the env's ``max_shots`` is scored on points at that moment (the leader wins, a
+    level score is a draw) and marked ``truncated``.
+
+    ``rulings``: when a list, each decision's ruling is appended (``side``, ``player``,
+    ``phase``, ``foul``, ``clauses``, ``scores`` after (2,) by player, ``to_play``, ``potted``
+    the ball indices that left the table).
+
+    Returns a JSON-able dict; per-side lists are [first agent, second agent]:
+    ``result`` ("first", "second", "draw"), ``decided`` ("frame" or "truncated"),
+    ``first_breaks``, ``points`` (final scores), ``longest_break``, ``breaks_scored`` (the
+    breaks of at least one point or ball), ``fouls``, ``strokes``, ``decisions``,
+    ``decision_s`` (summed seconds), ``lag_strokes``, ``wall_s``.
+    """
+    import numpy as np
+
+    from cuegym.gym_env import PHASE_NAMES
+
+    t0 = time.perf_counter()
+    obs, info = env.reset(seed=seed + frame)
+    first_breaks = frame % 2 == 0
+    breaker = int(obs["to_play"])
+    seat = [breaker, 1 - breaker] if first_breaks else [1 - breaker, breaker]  # seat[side] = player index
+    side_of = {seat[0]: 0, seat[1]: 1}
+    counter = BreakCounter()
+    decisions, strokes, fouls, lag_strokes = [0, 0], [0, 0], [0, 0], 0
+    seconds = [0.0, 0.0]
+    scores = np.asarray(info["scores"], float)
+    while True:
+        player = int(obs["to_play"])
+        side = side_of[player]
+        phase = PHASE_NAMES[int(obs["phase"])]
+        on_before = np.asarray(obs["balls"])[:, 2] > 0.5
+        action = agents[side].act(obs, agent_key(seed, frame, side, decisions[side]))
+        seconds[side] += agents[side].last_info["time_s"]
+        decisions[side] += 1
+        obs, _, terminated, truncated, info = env.step(action)
+        acted = int(info["acted"])
+        after = np.asarray(info["scores"], float)
+        foul = bool(info["foul"])
+        if phase == "lag":
+            lag_strokes += 1
+        elif phase not in NOT_A_STROKE:
+            strokes[side_of[acted]] += 1
+        fouls[side_of[acted]] += foul
+        over = bool(terminated or truncated)
+        counter.record(phase, acted, foul, after - scores, int(info["to_play"]), info["phase"], over)
+        if rulings is not None:
+            on_after = np.asarray(obs["balls"])[:, 2] > 0.5
+            rulings.append({"side": side_of[acted], "player": acted, "phase": phase, "foul": foul,
+                            "clauses": list(info["clauses"]), "scores": after.tolist(),
+                            "to_play": int(info["to_play"]), "potted": np.flatnonzero(on_before & ~on_after).tolist()})
+        scores = after
+        if over:
+            break
+    points = [float(scores[seat[0]]), float(scores[seat[1]])]
+    if terminated and int(info["winner"]) >= 0:
+        decided, win_side = "frame", side_of[int(info["winner"])]
+    else:  # truncated at max_shots (or, should it happen, over with no winner): on points
+        decided = "truncated" if truncated else "no_winner"
+        win_side = None if points[0] == points[1] else (0 if points[0] > points[1] else 1)
+    breaks = [counter.breaks[seat[s]] for s in (0, 1)]
+    return {
+        "game": env_id, "pair": list(names), "frame": frame, "env_seed": seed + frame, "first_breaks": first_breaks,
+        "seats": seat, "result": ("first", "second", "draw")[2 if win_side is None else win_side],
+        "decided": decided, "points": points, "longest_break": [max(b, default=0.0) for b in breaks],
+        "breaks_scored": [[x for x in b if x > 0] for b in breaks], "fouls": fouls, "strokes": strokes,
+        "decisions": decisions, "decision_s": seconds, "lag_strokes": lag_strokes,
+        "wall_s": time.perf_counter() - t0,
+    }
+
+
+def load_frames(path, config) -> dict:
+    """The frames already recorded in the JSON-lines file ``path`` under ``config``:
+    {(game, first, second, frame): record}. Missing file: {}."""
+    done = {}
+    if os.path.exists(path):
+        with open(path) as f:
+            for line in f:
+                line = line.strip()
+                if not line:
+                    continue
+                try:
+                    rec = json.loads(line)
+                except json.JSONDecodeError:  # a line cut short by a killed run: play that frame again
+                    continue
+                if rec.get("config") == config:
+                    done[(rec["game"], *rec["pair"], rec["frame"])] = rec
+    return done
+
+
+def summarize_frames(records: list) -> dict:
+    """Aggregate a (game, pair)'s frame records into one table row: the first agent's win
+    rate (a draw counts half) with its 95 % Wilson interval, and per side the mean longest
+    break, the mean break (over breaks that scored), fouls, strokes and seconds per decision
+    (all decisions pooled, and the median over frames of each frame's mean)."""
+    n = len(records)
+    wins = sum(r["result"] == "first" for r in records)
+    losses = sum(r["result"] == "second" for r in records)
+    draws = n - wins - losses
+    rate = (wins + 0.5 * draws) / n
+    lo, hi = wilson(wins + 0.5 * draws, n)
+
+    def per_side(f):
+        return [f(s) for s in (0, 1)]
+
+    scored = per_side(lambda s: [x for r in records for x in r["breaks_scored"][s]])
+    return {
+        "game": records[0]["game"], "pair": records[0]["pair"], "frames": n, "wins": wins, "losses": losses,
+        "draws": draws, "truncated": sum(r["decided"] == "truncated" for r in records),
+        "first_breaks": sum(r["first_breaks"] for r in records), "win_rate": rate, "ci95": [lo, hi],
+        "unit": BREAK_UNIT[records[0]["game"]],
+        "mean_points": per_side(lambda s: statistics.fmean(r["points"][s] for r in records)),
+        "mean_longest_break": per_side(lambda s: statistics.fmean(r["longest_break"][s] for r in records)),
+        "max_break": per_side(lambda s: max(r["longest_break"][s] for r in records)),
+        "mean_break": [statistics.fmean(b) if b else 0.0 for b in scored],
+        "fouls_per_frame": per_side(lambda s: sum(r["fouls"][s] for r in records) / n),
+        "strokes_per_frame": per_side(lambda s: sum(r["strokes"][s] for r in records) / n),
+        "s_per_decision": per_side(lambda s: sum(r["decision_s"][s] for r in records)
+                                   / max(1, sum(r["decisions"][s] for r in records))),
+        # the median over frames of each frame's mean: the process's first decisions compile
+        # the agent's programs (tens of seconds), which the plain mean would spread over all
+        "median_frame_s_per_decision": per_side(lambda s: statistics.median(
+            r["decision_s"][s] / max(1, r["decisions"][s]) for r in records)),
+        "wall_s": sum(r["wall_s"] for r in records),
+    }
+
+
+def frames_markdown(report) -> str:
+    lines = [f"Head-to-head frames ({report['machine']}, {report['timestamp']})", "",
+             f"Command: `{report['command']}`", "",
+             "Win rate of agent A (a draw counts half; a frame truncated at max_shots goes to the leader on "
+             "points), 95 % Wilson interval. Per side A / B: mean longest break per frame, mean break "
+             "(breaks that scored), fouls, strokes per frame, seconds per decision (median over frames of "
+             "the frame's mean, so a frame that compiled the agent's programs does not weigh). A breaks in "
+             "even frames.", "",
+             "| game | A v B | frames | A wins–losses–draws | truncated | A win rate | 95 % CI "
+             "| longest break A / B | mean break A / B | unit | fouls / frame A / B | strokes / frame A / B "
+             "| s / decision A / B |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in report["rows"]:
+        def two(v, fmt):
+            return f"{v[0]:{fmt}} / {v[1]:{fmt}}"
+        lines.append(
+            f"| {r['game'].removeprefix('cuegym/')} | {r['pair'][0]} v {r['pair'][1]} | {r['frames']} | "
+            f"{r['wins']}–{r['losses']}–{r['draws']} | {r['truncated']} | {r['win_rate']:.3f} | "
+            f"{r['ci95'][0]:.3f}–{r['ci95'][1]:.3f} | {two(r['mean_longest_break'], '.1f')} | "
+            f"{two(r['mean_break'], '.2f')} | {r['unit']} | {two(r['fouls_per_frame'], '.2f')} | "
+            f"{two(r['strokes_per_frame'], '.1f')} | {two(r['median_frame_s_per_decision'], '.4f')} |")
+    return "\n".join(lines) + "\n"
+
+
+def plot_frames(report, path) -> str | None:
+    """Win rate of agent A with its 95 % interval, and the mean longest break of each side,
+    one row per (game, pair). Returns the PNG path, or None without matplotlib (the
+    ``render`` extra)."""
+    try:
+        import matplotlib
+    except ImportError:
+        return None
+    matplotlib.use("Agg")  # headless: the figure goes to a file only
+    import matplotlib.pyplot as plt
+
+    rows = report["rows"]
+    labels = [f"{r['game'].removeprefix('cuegym/').removesuffix('-v0')}\n{r['pair'][0]} v {r['pair'][1]} "
+              f"({r['frames']})" for r in rows]
+    ys = list(range(len(rows)))
+    fig, (ax_w, ax_b) = plt.subplots(1, 2, figsize=(10, 1.0 + 0.6 * len(rows)), sharey=True)
+    rate = [r["win_rate"] for r in rows]
+    err = [[r["win_rate"] - r["ci95"][0] for r in rows], [r["ci95"][1] - r["win_rate"] for r in rows]]
+    ax_w.errorbar(rate, ys, xerr=err, fmt="o", color="tab:blue", capsize=3)
+    ax_w.axvline(0.5, ls="--", color="tab:gray")
+    ax_w.set_xlim(0, 1)
+    ax_w.set_xlabel("win rate of A (95 % Wilson)")
+    ax_w.set_yticks(ys, labels, fontsize=8)
+    ax_w.invert_yaxis()
+    for s, (color, who) in enumerate((("tab:blue", "A"), ("tab:orange", "B"))):
+        ax_b.barh([y + (s - 0.5) * 0.35 for y in ys], [r["mean_longest_break"][s] for r in rows], height=0.35,
+                  color=color, label=who)
+    ax_b.set_xlabel("mean longest break per frame (points or balls)")
+    ax_b.legend(loc="best")
+    for ax in (ax_w, ax_b):
+        ax.grid(alpha=0.3, axis="x")
+    fig.tight_layout()
+    path = str(path)
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+def _write_atomic(path, text: str):
+    tmp = f"{path}.tmp"
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def run_frames(games, pairs, frames: int, seed: int = 0, noise: float = 1.0, max_shots: int = 200, knobs=None,
+               out: str | None = None, command: str = "", log=print) -> dict:
+    """Play ``frames`` seeded frames of every (game, pair) (:func:`play_frame`) and return
+    the report (``rows`` of :func:`summarize_frames`, ``frames`` the records).
+
+    With ``out``, each frame is appended to ``out/agents_frames.jsonl`` as it ends and the
+    frames already there under the same seed, noise, max_shots and search knobs are not
+    played again (a killed run resumes at the next frame); ``agents_frames.json``,
+    ``agents_frames.md`` and (with matplotlib) ``agents_frames.png`` are rewritten after
+    every frame.
+    """
+    import gymnasium as gym
+    import jax
+
+    import cuegym  # noqa: F401
+    from cuegym.agents import AGENTS
+
+    knobs = dict(knobs or {})
+    cfg = {"seed": seed, "noise": noise, "max_shots": max_shots, "search_knobs": knobs}
+    jsonl = os.path.join(out, "agents_frames.jsonl") if out else None
+    if out:
+        os.makedirs(out, exist_ok=True)
+    done = load_frames(jsonl, cfg) if jsonl else {}
+    t0 = time.time()
+    report = {"kind": FRAMES_KIND, "command": command, "config": {**cfg, "frames": frames, "games": games,
+                                                                  "pairs": [list(p) for p in pairs]},
+              "machine": f"{os.cpu_count()} CPUs, {platform.machine()}, JAX {jax.__version__} {jax.default_backend()}"}
+
+    def write(records_by_block, final):
+        rows = [summarize_frames(recs) for recs in records_by_block if recs]
+        report.update(rows=rows, frames=[r for recs in records_by_block for r in recs],
+                      timestamp=datetime.now(timezone.utc).isoformat(timespec="seconds"), wall_s=time.time() - t0)
+        if out:
+            _write_atomic(os.path.join(out, "agents_frames.json"), json.dumps(report, indent=1))
+            _write_atomic(os.path.join(out, "agents_frames.md"), frames_markdown(report))
+            if final and rows:
+                report["plot"] = plot_frames(report, os.path.join(out, "agents_frames.png"))
+
+    blocks = []
+    for env_id in games:
+        env = gym.make(env_id, noise=noise, max_shots=max_shots)
+        for pair in pairs:
+            records = []
+            blocks.append(records)
+            agents = None
+            for f in range(frames):
+                rec = done.get((env_id, *pair, f))
+                if rec is None:
+                    if agents is None:  # built only when a frame is left to play (the search compiles)
+                        agents = [AGENTS[a](env_id, noise=noise, **(knobs if a == "search" else {})) for a in pair]
+                    rec = {**play_frame(env, env_id, agents, pair, f, seed), "config": cfg}
+                    if jsonl:
+                        with open(jsonl, "a") as fh:
+                            fh.write(json.dumps(rec) + "\n")
+                    log(f"{env_id} {pair[0]}:{pair[1]} frame {f}: {rec['result']} ({rec['decided']}) "
+                        f"points {rec['points']} longest break {rec['longest_break']} fouls {rec['fouls']} "
+                        f"strokes {rec['strokes']} {rec['wall_s']:.1f} s")
+                records.append(rec)
+                write(blocks, final=False)
+        env.close()
+    write(blocks, final=True)
+    return report
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--shots", type=int, default=1000, help="episodes per agent, table and noise level")
     p.add_argument("--search-shots", type=int, default=None, help="episodes for the search agent (default: --shots)")
-    p.add_argument("--noise", type=float, nargs="+", default=[0.0, 1.0, 5.0])
+    p.add_argument("--noise", type=float, nargs="+", default=None,
+                   help="execution-noise levels (PotShot default: 0 1 5; frames: one level, default 1)")
     p.add_argument("--tables", nargs="+", default=["pool-9ft", "pyramid-12ft"])
     p.add_argument("--agents", nargs="+", default=["random", "ghost", "search"], choices=["random", "ghost", "search"])
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--candidates", type=int, default=None)
     p.add_argument("--samples", type=int, default=None)
     p.add_argument("--rounds", type=int, default=None)
-    p.add_argument("--time-budget", type=float, default=None, help="seconds (default: the agent's, 2 s)")
+    p.add_argument("--time-budget", type=float, default=None, help="seconds (default: the agent's)")
+    p.add_argument("--frames", type=int, default=None,
+                   help="play this many head-to-head frames per game and pair instead of the PotShot evaluation")
+    p.add_argument("--pairs", default="search:ghost,ghost:random",
+                   help="frames: comma-separated A:B agent pairs (default search:ghost,ghost:random)")
+    p.add_argument("--games", nargs="+", default=["all"],
+                   help="frames: env ids or names (RussianPyramid-v0 ...), or all (the five two-player games)")
+    p.add_argument("--max-shots", type=int, default=200, help="frames: the env's max_shots (truncation), 1..10000")
     p.add_argument("--out", default="results")
     args = p.parse_args(argv)
-    for name in ("shots", "search_shots"):
+    for name in ("shots", "search_shots", "frames"):
         v = getattr(args, name)
         if v is not None and v < 1:
             raise SystemExit(f"--{name.replace('_', '-')}: at least 1, got {v}")
+    if not 1 <= args.max_shots <= 10000:
+        raise SystemExit(f"--max-shots: a whole number in 1 .. 10000, got {args.max_shots}")
+    if args.frames is not None:
+        try:
+            pairs, games = parse_pairs(args.pairs), parse_games(args.games)
+        except ValueError as e:
+            raise SystemExit(f"--{e}") from None
+        if args.noise is not None and (len(args.noise) != 1 or not 0 <= args.noise[0] <= 10):
+            raise SystemExit(f"--noise: one level in [0, 10] for frames, got {args.noise}")
     os.environ.setdefault("CUEGYM_CACHE_DIR", os.path.join(os.path.dirname(__file__), "..", ".jax_cache"))
     import cuegym  # noqa: F401
     import jax
@@ -102,6 +496,14 @@ def main(argv=None):
     knobs = {k: getattr(args, k) for k in ("candidates", "samples", "rounds") if getattr(args, k) is not None}
     if args.time_budget is not None:
         knobs["time_budget"] = args.time_budget
+    command = "python experiments/evaluate_agents.py " + " ".join(argv if argv is not None else os.sys.argv[1:])
+    if args.frames is not None:
+        report = run_frames(games, pairs, args.frames, seed=args.seed,
+                            noise=args.noise[0] if args.noise else 1.0, max_shots=args.max_shots, knobs=knobs,
+                            out=args.out, command=command, log=lambda m: print(m, flush=True))
+        print(frames_markdown(report))
+        return
+    args.noise = args.noise or [0.0, 1.0, 5.0]
     t0 = time.time()
     rows = []
     for table in args.tables:
@@ -115,7 +517,7 @@ def main(argv=None):
         "kind": "cuegym.evaluate_agents", "env": ENV_ID,
         "timestamp": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "machine": f"{os.cpu_count()} CPUs, {platform.machine()}, JAX {jax.__version__} {jax.default_backend()}",
-        "command": "python experiments/evaluate_agents.py " + " ".join(argv if argv is not None else os.sys.argv[1:]),
+        "command": command,
         "config": {**vars(args), "search_knobs": knobs}, "wall_s": time.time() - t0, "rows": rows,
     }
     os.makedirs(args.out, exist_ok=True)
@@ -124,7 +526,6 @@ def main(argv=None):
     with open(os.path.join(args.out, "agents_potshot.md"), "w") as f:
         f.write(markdown(report))
     print(markdown(report))
-
 
 if __name__ == "__main__":
     main()
