@@ -1,11 +1,17 @@
 """The contact-time solver against quartics and quadratics built from known roots."""
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 
 import cuegym.physics  # noqa: F401  (float64)
-from cuegym.physics.roots import first_descending_root_quadratic, first_descending_root_quartic
+from cuegym.physics import roots
+from cuegym.physics.roots import first_descending_root_quadratic
+
+# one compiled program for every scalar call below: called eagerly, the solver's Newton loop
+# (a lax.fori_loop on the CPU) would be traced and compiled again at every call
+first_descending_root_quartic = jax.jit(roots.first_descending_root_quartic)
 
 
 def quartic_from_roots(roots, lead=1.0):
@@ -57,3 +63,23 @@ def test_quadratic_descending_root():
     # g = -(t - 1)(t - 3): ascends through 1, descends through 3
     assert float(first_descending_root_quadratic(jnp.asarray(-3.0), jnp.asarray(4.0), jnp.asarray(-1.0), jnp.asarray(10.0))) == pytest.approx(3.0)
     assert np.isinf(float(first_descending_root_quadratic(jnp.asarray(1.0), jnp.asarray(1.0), jnp.asarray(0.0), jnp.asarray(10.0))))
+
+
+def test_loop_and_unrolled_newton_steps_give_the_same_bytes(monkeypatch):
+    """roots.iteration_mode: the fixed-count Newton steps as one loop or inlined compute the
+    same operations in the same order, so the contact times are bit for bit the same (random
+    quartics from known roots, near-double roots included)."""
+    rng = np.random.default_rng(1)
+    r = np.sort(rng.uniform(0.01, 5.0, (256, 4)), 1)
+    r[::4, 1] = r[::4, 0] + 1e-7  # near-double roots: Newton's slow case
+    c = np.stack([np.poly(x)[::-1] * rng.uniform(0.01, 10.0) for x in r], 1)  # (5, 256)
+    times = {}
+    for mode in ("loop", "unrolled"):
+        monkeypatch.setenv("CUEGYM_ROOTS_ITERATION", mode)
+        solve = jax.jit(lambda *cs: roots.first_descending_root_quartic(*cs))  # traced under this mode
+        times[mode] = np.asarray(solve(*c, jnp.full(256, 10.0)))
+    assert np.isfinite(times["loop"]).all()
+    assert times["loop"].tobytes() == times["unrolled"].tobytes()
+    monkeypatch.setenv("CUEGYM_ROOTS_ITERATION", "sideways")
+    with pytest.raises(ValueError, match="CUEGYM_ROOTS_ITERATION"):
+        roots.iteration_mode()

@@ -1,6 +1,6 @@
 """stable-baselines3 smoke tests: PPO and SAC each train 1,000 steps on cuegym/PotShot-v0
-and cuegym/RussianPyramid-v0, PPO 1,000 on golf, and one of them 200 steps (one PPO update,
-100 SAC gradient steps) on each snooker id, through the wrappers (both action wrappers are
+and cuegym/RussianPyramid-v0, PPO 1,000 on golf, and one of them 400 steps (two PPO updates,
+300 SAC gradient steps) on each snooker id, through the wrappers (both action wrappers are
 used), and ``evaluate_policy`` returns finite values.
 
 scripts/test.sh installs torch and stable-baselines3, so these run in CI (the import is
@@ -28,10 +28,9 @@ STEPS = 1000
 SHOT_HIGH = [0.0, 10.0, 1.0, 1.0, 0.1]  # phi (ignored: whole circle), speed, a, b, theta
 POT, RP = "cuegym/PotShot-v0", "cuegym/RussianPyramid-v0"
 SN, AS, GOLF = "cuegym/Snooker-v0", "cuegym/AmericanSnooker-v0", "cuegym/Golf-v0"
-# a snooker stroke costs about 0.3 s here, most of it the referee's sight from the D
-# (cuegym.rules.snooker_sight, computed on every stroke): the snooker ids train 200 steps
-# (PPO's one rollout of n_steps=200, SAC's first 100 gradient steps) at up to 3 m/s
-SNOOKER_STEPS, SNOOKER_HIGH = 200, [0.0, 3.0, 1.0, 1.0, 0.1]
+# random strokes at up to 10 m/s on the 22-ball rack run hundreds of events each: the
+# snooker ids train 400 steps at up to 3 m/s
+SNOOKER_STEPS, SNOOKER_HIGH = 400, [0.0, 3.0, 1.0, 1.0, 0.1]
 
 
 class Rewards(gym.Wrapper):

@@ -188,22 +188,42 @@ def sight(spec, cue_xy, in_hand, xy, targets, obstacles, extra=None) -> Sight:
     targets = jnp.asarray(targets, bool)
     obstacles = jnp.asarray(obstacles, bool) & ~targets
     extra = jnp.zeros_like(targets) if extra is None else jnp.asarray(extra, bool)
+    cue_xy = jnp.asarray(cue_xy, jnp.float64)
     samples = jnp.asarray(d_samples(spec))
-    starts = jnp.concatenate([jnp.asarray(cue_xy, jnp.float64)[None], samples])  # (1 + P, 2)
     gap2 = jnp.sum((samples[:, None] - xy[None]) ** 2, -1)
-    free = jnp.all(~(targets | obstacles)[None] | (gap2 >= (2 * spec.ball_radius) ** 2), -1)
-    valid = jnp.concatenate([jnp.asarray([~in_hand]), in_hand & free])
+    free = in_hand & jnp.all(~(targets | obstacles)[None] | (gap2 >= (2 * spec.ball_radius) ** 2), -1)
 
     def at(c):
         reach, reach_wo, reach_jaw, blockers = _reach(spec, c, xy, targets, obstacles, extra)
         return jnp.any(reach), jnp.any(reach_wo), jnp.any(reach_jaw), blockers
 
-    reach, reach_wo, reach_jaw, blockers = jax.lax.map(at, starts)
-    d = jnp.sum((xy - starts[0]) ** 2, -1)
-    effective = jnp.argmin(jnp.where(blockers[0], d, jnp.inf))
+    # From the cue ball: everything. From the D: only whether some free sample sees a ball
+    # on (with and without the extra obstacles), so the samples are tried one at a time and
+    # the loop stops at the first that sees one, and at once when the ball is not in hand.
+    # Each sample costs as much as the cue ball's own test (every target's critical
+    # directions against every ball and jaw); trying all 40 on every stroke made the
+    # referee most of a snooker env step (0.3 s of 0.31 s for one table here). The result is
+    # the same "any": only the work stops early.
+    reach, reach_wo, reach_jaw, blockers = at(cue_xy)
+    order = jnp.argsort(~free)  # the free samples first
+    count = jnp.sum(free)
+
+    def more(carry):
+        k, seen, seen_wo = carry
+        return (k < count) & ~(seen & seen_wo)
+
+    def next_sample(carry):
+        k, seen, seen_wo = carry
+        r, r_wo, _, _ = at(samples[order[k]])
+        return k + 1, seen | r, seen_wo | r_wo
+
+    no = jnp.asarray(False)
+    _, d_seen, d_seen_wo = jax.lax.while_loop(more, next_sample, (jnp.asarray(0, jnp.int32), no, no))
+    d = jnp.sum((xy - cue_xy) ** 2, -1)
+    effective = jnp.argmin(jnp.where(blockers, d, jnp.inf))
     return Sight(
-        snookered=~jnp.any(valid & reach),
-        snookered_without=~jnp.any(valid & reach_wo),
-        angled=~in_hand & ~reach_jaw[0] & jnp.any(targets),
-        effective=jnp.where(jnp.any(blockers[0]) & ~in_hand, effective, -1).astype(jnp.int32),
+        snookered=~jnp.where(in_hand, d_seen, reach),
+        snookered_without=~jnp.where(in_hand, d_seen_wo, reach_wo),
+        angled=~in_hand & ~reach_jaw & jnp.any(targets),
+        effective=jnp.where(jnp.any(blockers) & ~in_hand, effective, -1).astype(jnp.int32),
     )
