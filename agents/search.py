@@ -48,7 +48,7 @@ from cuegym.rules.base import FRAME_OVER, LAG, NORMAL
 from . import aim as AIM
 from . import geometry as G
 from .base import Agent, observation_arrays, state_from_observation
-from .baselines import _games, _in_hand, _targets, ghost_decision, ghost_plans, hand_spot
+from .baselines import _games, _in_hand, _targets, ghost_decision, ghost_plans, hand_spot, pot_table
 
 FIELDS = ("shot", "place", "cue_ball", "ball", "pocket", "choice")
 
@@ -264,8 +264,6 @@ def lane_value(env: F.FuncEnv, actor, nxt: F.EnvState, weight):
     if not _games(env):
         return points, points > 0
     if env.task == F.GOLF:
-        from .baselines import pot_table
-
         g = nxt.game
         potted = (g.to_play != actor) | nxt.terminated
         in_hand = _in_hand(g.phase)
