@@ -36,7 +36,7 @@ def iteration_mode() -> str:
     are over half of a simulator program (13,000 of 25,000 StableHLO lines for two balls).
     Measured here (XLA:CPU, pyramid-12ft, 2 cores shared, ``cuegym bench --rack full``):
     as a loop, a two-ball ``simulate`` compiles in 29 s instead of 89 s, a Snooker-v0 env
-    step in 119 s instead of 225 s, one shot at a time runs 2.5x faster, and 1024 lanes about
+    step in 119 s instead of 225 s, one shot at a time runs 2.4x faster, and 1024 lanes about
     13 % slower. XLA:CPU runs a short loop cheaply; on an accelerator each iteration of a
     loop is a kernel launch, so there the steps stay unrolled. ``CUEGYM_ROOTS_ITERATION``
     overrides the choice; it is read when a program is traced, so set it before the first.
