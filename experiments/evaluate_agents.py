@@ -11,7 +11,9 @@ level given; the search agent scores its candidates at that same level. Writes
 With ``--frames N`` it plays head-to-head frames instead, for every two-player game and
 agent pair given (:func:`run_frames`): frame f is the env reset with seed ``--seed + f``
 (no built-in opponent: the two agents alternate by ``info["to_play"]``), the pair's first
-agent breaks in even frames, each agent's keys come from :func:`agent_key`. Writes
+agent breaks when that seed is even, each agent's keys come from :func:`agent_key`. A frame
+depends on its seed alone, so disjoint seed ranges run in parallel processes (``--seed 0
+--frames 50`` and ``--seed 50 --frames 50``) play the same frames as one run of 100. Writes
 ``agents_frames.jsonl`` (one line a frame, appended as frames end; a rerun with the same
 settings resumes after the last frame recorded), ``agents_frames.json``, ``agents_frames.md``
 and, with matplotlib, ``agents_frames.png`` into ``--out``.
@@ -190,8 +192,9 @@ def play_frame(env, env_id: str, agents, names, frame: int, seed: int, rulings: 
     says whose decision it is).
 
     The env is reset with seed ``seed + frame``; the env draws who breaks from it, and the
-    first agent takes that seat on even frames and the other seat on odd ones, so each side
-    breaks in every other frame. Each agent's keys come from :func:`agent_key`. A frame that
+    first agent takes that seat when ``seed + frame`` is even and the other seat when it is
+    odd, so each side breaks in every other frame and a frame depends on ``seed + frame``
+    alone (not on how a match was split into runs). Each agent's keys come from :func:`agent_key`. A frame that
     reaches the env's ``max_shots`` is scored on points at that moment (the leader wins, a
     level score is a draw) and marked ``truncated``.
 
@@ -211,7 +214,7 @@ def play_frame(env, env_id: str, agents, names, frame: int, seed: int, rulings: 
 
     t0 = time.perf_counter()
     obs, info = env.reset(seed=seed + frame)
-    first_breaks = frame % 2 == 0
+    first_breaks = (seed + frame) % 2 == 0
     breaker = int(obs["to_play"])
     seat = [breaker, 1 - breaker] if first_breaks else [1 - breaker, breaker]  # seat[side] = player index
     side_of = {seat[0]: 0, seat[1]: 1}
@@ -326,7 +329,7 @@ def frames_markdown(report) -> str:
              "points), 95 % Wilson interval. Per side A / B: mean longest break per frame, mean break "
              "(breaks that scored), fouls, strokes per frame, seconds per decision (median over frames of "
              "the frame's mean, so a frame that compiled the agent's programs does not weigh). A breaks in "
-             "even frames.", "",
+             "frames with an even seed.", "",
              "| game | A v B | frames | A wins–losses–draws | truncated | A win rate | 95 % CI "
              "| longest break A / B | mean break A / B | unit | fouls / frame A / B | strokes / frame A / B "
              "| s / decision A / B |",

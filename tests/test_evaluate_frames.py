@@ -95,7 +95,7 @@ def _value(ball: int) -> int:
 
 def _replay(frame: int, seed: int):
     """The frame played again outside the script, by the documented scheme: env reset with
-    seed + frame, the first agent in the breaker's seat on even frames, keys from
+    seed + frame, the first agent in the breaker's seat when seed + frame is even, keys from
     agent_key. Returns (seats, fouls by side, final scores by side, longest break by side)."""
     import gymnasium as gym
 
@@ -105,7 +105,7 @@ def _replay(frame: int, seed: int):
     agents = [RandomAgent(GAME), RandomAgent(GAME)]
     obs, info = env.reset(seed=seed + frame)
     breaker = int(obs["to_play"])
-    seats = [breaker, 1 - breaker] if frame % 2 == 0 else [1 - breaker, breaker]
+    seats = [breaker, 1 - breaker] if (seed + frame) % 2 == 0 else [1 - breaker, breaker]
     fouls, n = [0, 0], [0, 0]
     visit, current, longest = None, 0, [0, 0]
     while True:
@@ -145,7 +145,7 @@ def test_random_frames_match_an_independent_replay(tmp_path):
     assert row["wins"] + row["losses"] + row["draws"] == row["frames"] == 2
     assert row["unit"] == "points"
     frames = saved["frames"]
-    assert [f["first_breaks"] for f in frames] == [True, False]
+    assert [f["first_breaks"] for f in frames] == [False, True]  # seeds 3 and 4
     for rec in frames:
         seats, fouls, scores, longest = _replay(rec["frame"], 3)
         assert rec["seats"] == seats
@@ -163,3 +163,15 @@ def test_random_frames_match_an_independent_replay(tmp_path):
                           log=lambda m: pytest.fail(f"played again: {m}"))
     assert (tmp_path / "agents_frames.jsonl").read_text().splitlines() == lines
     assert again["rows"][0]["fouls_per_frame"] == row["fouls_per_frame"]
+
+
+def test_a_frame_depends_on_its_seed_alone_so_a_match_splits_into_runs(tmp_path):
+    # frame 1 of a run from seed 3 and frame 0 of a run from seed 4 are the same frame (env
+    # seed 4): same seats, strokes, fouls and points, whatever run played it
+    whole = ev.run_frames([GAME], [("random", "random")], frames=2, seed=3, max_shots=MAX_SHOTS,
+                          out=str(tmp_path / "whole"), log=lambda m: None)["frames"][1]
+    part = ev.run_frames([GAME], [("random", "random")], frames=1, seed=4, max_shots=MAX_SHOTS,
+                         out=str(tmp_path / "part"), log=lambda m: None)["frames"][0]
+    assert whole["env_seed"] == part["env_seed"] == 4
+    for key in ("first_breaks", "seats", "result", "points", "fouls", "strokes", "breaks_scored"):
+        assert whole[key] == part[key], key
