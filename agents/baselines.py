@@ -21,6 +21,7 @@ import jax.numpy as jnp
 from cuegym import functional as F
 from cuegym import functional_golf as fg
 from cuegym import functional_snooker as fs
+from cuegym.rules import americanka as am
 from cuegym.rules import golf as gf
 from cuegym.rules import pool
 from cuegym.rules import russian as ru
@@ -96,8 +97,12 @@ def _targets(env: F.FuncEnv, state: F.EnvState, xy):
 
 def pot_table(env: F.FuncEnv, state: F.EnvState, xy, on, strikers, targets) -> G.Pots:
     """(traceable) :func:`cuegym.agents.geometry.pots` of the layout ``xy``, ``on``; in golf
-    only the round's pocket is kept (a pot elsewhere is a foul, GF-20)."""
+    only the round's pocket is kept (a pot elsewhere is a foul, GF-20); in Americanka each
+    pot is played at least at :func:`cuegym.agents.geometry.miss_speed` (up to
+    ``MAX_POT_SPEED``), so that a miss is still a legal safety (AM-12)."""
     pts = G.pots(env.table, env.spec.ball_radius, xy, on, strikers, targets)
+    if env.task == am.GAME:  # a missed pot must still be a legal safety (AM-12, AM-13, RU-GEN-47)
+        pts = pts._replace(speed=jnp.clip(G.miss_speed(env.spec, xy, pts), pts.speed, G.MAX_POT_SPEED))
     if env.task == F.GOLF:
         mine = jnp.arange(pts.score.shape[-1]) == gf.target_pocket(state.game)
         pts = pts._replace(score=jnp.where(mine, pts.score, -jnp.inf))
@@ -179,7 +184,8 @@ def ghost_decision(env: F.FuncEnv, state: F.EnvState, plans: Plans | None = None
     spot = hand_spot(env, state)
     xy = jnp.where(in_hand, state.xy.at[hand].set(spot), state.xy)
     on = jnp.where(in_hand, state.on.at[hand].set(True), state.on)
-    s0, j0, phi0, speed0 = G.safety(spec, xy, on, masks["cue_ball"], _targets(env, state, xy) & on)
+    s0, j0, phi0, speed0 = G.safety(spec, xy, on, masks["cue_ball"], _targets(env, state, xy) & on,
+                                    two_cushions=env.task == am.GAME)
     place = hand_spot(env, state, jnp.where(found, plans.spot[0], spot))
     j = jnp.where(found, plans.j[0], j0)
     shot = jnp.stack([jnp.where(found, plans.phi[0], phi0), jnp.where(found, plans.speed[0], speed0), 0.0,

@@ -171,7 +171,10 @@ class EnvState(NamedTuple):
     stroke (-1: none or repeated); ``last_xy`` (N, 2), ``last_on`` (N,) the layout the last
     stroke started from (ball in hand placed; the lag ball alone for a lag stroke) and
     ``last_shot`` (6,) the stroke played after noise: cue_ball, phi [rad], speed [m/s], a, b,
-    theta [rad] (speed 0 when no stroke was played)."""
+    theta [rad] (speed 0 when no stroke was played); ``potted`` (N,) bool the balls the last
+    decision pocketed that count for the striker under the game's rules (the referee's
+    ``Ruling.counted``; PotShot: the object ball of a clean pot; nothing for a lag stroke,
+    a removal, a foul answer or a set-up)."""
 
     xy: jnp.ndarray
     on: jnp.ndarray
@@ -192,6 +195,7 @@ class EnvState(NamedTuple):
     last_xy: jnp.ndarray
     last_on: jnp.ndarray
     last_shot: jnp.ndarray
+    potted: jnp.ndarray
 
 
 class Options(NamedTuple):
@@ -336,7 +340,7 @@ def new_episode(xy, on, game, players: int = 2) -> EnvState:
     lag = LagStroke(f(jnp.inf), f(0.0), f(0.0), jnp.asarray(-1, jnp.int32), z, jnp.asarray(0, jnp.int32), f(0.0))
     return EnvState(xy, on, game, jnp.asarray(0, jnp.int32), jnp.zeros(players), z, z, z, z, z, z,
                     jnp.asarray(0, jnp.int32), z, jnp.zeros(NUM_CLAUSES, bool), lag, jnp.asarray(-1, jnp.int32),
-                    xy, on, jnp.zeros(6))
+                    xy, on, jnp.zeros(6), jnp.zeros(on.shape, bool))
 
 
 def _rack(env: FuncEnv, key):
@@ -631,6 +635,7 @@ def step(env: FuncEnv, state: EnvState, action, key, opts: Options | None = None
         new_game = g._replace(strokes=g.strokes + 1)
         new_xy, new_on = final.r[:, :2], final_on
         clauses = jnp.zeros(NUM_CLAUSES, bool)
+        counted = (ids == 1) & potted
     elif task == "lag":
         # RU-GEN-08 losing conditions judged by the referee; RU-GEN-07: nearer the head
         # cushion is better, shaped by lag_score.
@@ -640,6 +645,7 @@ def step(env: FuncEnv, state: EnvState, action, key, opts: Options | None = None
         new_game = g._replace(phase=jnp.asarray(FRAME_OVER, jnp.int32))
         new_xy, new_on = final.r[:, :2], final_on
         clauses = Clauses().add("RU-GEN-07").add("RU-GEN-08", lost[0]).mask
+        counted = jnp.zeros(n, bool)  # a lag stroke pockets nothing that counts
     else:
         ref = REFEREES[task]
         decl = declare(struck=cue, call_ball=jnp.asarray(action["ball"], jnp.int32),
@@ -675,6 +681,7 @@ def step(env: FuncEnv, state: EnvState, action, key, opts: Options | None = None
         new_on = jnp.where(lag, on, new_on)
         clauses = jnp.where(lag, c.mask, clauses)
         foul = foul & ~lag & ~remove
+        counted = ruling.counted & ~lag & ~remove  # a removal takes a ball off, it pockets none
         lag_winner = jnp.where(lag & ~first, winner, -1).astype(jnp.int32)
         memo = _pick(first, _lag_memo(summ, final), memo)
         diff = (new_game.scores - g.scores).astype(jnp.float64) * opts.reward_scale
@@ -684,9 +691,11 @@ def step(env: FuncEnv, state: EnvState, action, key, opts: Options | None = None
     terminated = (new_game.phase == FRAME_OVER) if task != "pot-shot" else jnp.asarray(True)
     truncated = ~terminated & (shots >= opts.max_shots)
     nxt = EnvState(new_xy, new_on, new_game, shots, rewards, terminated, truncated, clipped, projected, foul,
-                   log.truncated, acted, cue_replaced & stroke & ~lag, clauses, memo, lag_winner, xy_s, on_s, played)
-    # stepping a finished frame changes nothing
-    frozen = state._replace(rewards=jnp.zeros(2), terminated=jnp.asarray(True), truncated=jnp.asarray(False))
+                   log.truncated, acted, cue_replaced & stroke & ~lag, clauses, memo, lag_winner, xy_s, on_s, played,
+                   counted)
+    # stepping a finished frame changes nothing (and pockets nothing)
+    frozen = state._replace(rewards=jnp.zeros(2), terminated=jnp.asarray(True), truncated=jnp.asarray(False),
+                            potted=jnp.zeros(n, bool))
     return _pick(over, frozen, nxt)
 
 

@@ -156,8 +156,9 @@ def step(env, state: F.EnvState, action, key, opts) -> F.EnvState:
     z = jnp.asarray(False)
     nxt = F.EnvState(new_xy, new_on, new_game, shots, rewards, terminated, truncated, clipped & ~choosing, projected,
                      ruling.foul & stroke, log.truncated, g.to_play, z, clauses, state.lag,
-                     jnp.asarray(-1, jnp.int32), xy_s, on_s, played)
-    frozen = state._replace(rewards=jnp.zeros(P), terminated=jnp.asarray(True), truncated=z)
+                     jnp.asarray(-1, jnp.int32), xy_s, on_s, played,
+                     ruling.counted & stroke)  # the own ball potted legally (a set-up pockets none)
+    frozen = state._replace(rewards=jnp.zeros(P), terminated=jnp.asarray(True), truncated=z, potted=jnp.zeros(N, bool))
     return F._pick(over, frozen, nxt)
 
 

@@ -203,8 +203,9 @@ def step(env, state: F.EnvState, action, key, opts) -> F.EnvState:
     truncated = ~terminated & (shots >= opts.max_shots)
     z = jnp.asarray(False)
     nxt = F.EnvState(new_xy, new_on, new_game, shots, rewards, terminated, truncated, clipped & ~choosing, projected,
-                     foul, log.truncated, g.to_play, z, clauses, memo, lag_winner, xy_s, on_s, played)
-    frozen = state._replace(rewards=jnp.zeros(2), terminated=jnp.asarray(True), truncated=z)
+                     foul, log.truncated, g.to_play, z, clauses, memo, lag_winner, xy_s, on_s, played,
+                     ruling.counted & stroke & ~lag)  # the balls that scored (a foul answer pockets none)
+    frozen = state._replace(rewards=jnp.zeros(2), terminated=jnp.asarray(True), truncated=z, potted=jnp.zeros(N, bool))
     return F._pick(over, frozen, nxt)
 
 

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import functools
 import math
+import struct
 
 from typing import NamedTuple
 
@@ -269,8 +270,11 @@ def check_action(action, batch: int | None = None, n_balls: int | None = None, o
 # (P,) as float32 bit patterns,
 # ``masks`` the observation's MASKS (4 x N int8, four to a word), and a zero column when K
 # would be odd. With P = 2 this is the layout the record had before golf, byte for byte.
-# The clause mask is read from the packed state that follows the record in the same row
-# (:func:`flat_program`, :meth:`_Tables.agent_clause_ids`).
+# The clause mask and the potted mask (``EnvState.potted``: the balls the decision pocketed
+# that count for the striker, the referee's ``Ruling.counted``) are read from the packed
+# state that follows the record in the same row (:func:`flat_program`,
+# :meth:`_Tables.agent_decision`): both are bool leaves, one byte a ball or clause, so the
+# host finds the set bytes with ``bytes.find`` and the record itself needs no column.
 
 RECORD_FLAGS = ("terminated", "truncated", "foul", "clipped", "projected", "truncated_shot", "cue_replaced")  # bool
 RECORD_SCALARS = ("to_play", "phase", "winner", "acted", "lag_winner", "foul_run", "sudden_death")  # int32
@@ -485,63 +489,84 @@ def _numpy_obs(rec: np.ndarray, space: spaces.Dict, index=None) -> dict:
 
 
 class _RowDecoder:
-    """Decodes one table's record row (K,) of an env with observation space ``space``
-    into its ints block as Python ints (one ``tolist``, for ``info``) and its observation:
-    one copy of the row, each array entry a view of that copy in the space's dtype
-    (writable and C-contiguous; no two overlap, and no two calls share memory), each
-    Discrete entry an np.int64. Where each entry lies is worked out once, here: a
-    decode is then one copy, one ``tolist`` and a slice per entry."""
+    """Decodes one table's row (the record first: :func:`record_layout`) given as a fresh
+    ``bytearray`` (:func:`_host_row`) into its ints block as Python ints (one
+    ``struct`` unpack, for ``info``), its observation and its rewards: each array entry is
+    an ``np.frombuffer`` view of that bytearray in the space's dtype (writable, aligned and
+    C-contiguous; no two overlap, and a new bytearray per call means no two calls share
+    memory), each Discrete entry an np.int64. Where each entry lies is worked out once,
+    here: a decode is then one unpack and a view per entry, where a NumPy view of the
+    device buffer, a copy, a ``tolist`` and the slices cost the single env's step twice as
+    much host time (microseconds that count: a lag stroke's compiled step is under a
+    millisecond)."""
 
     def __init__(self, space: spaces.Dict):
         n = space["balls"].shape[0]
         lay = _space_layout(space)
         i0, f0, m0 = lay["ints"].start, lay["floats"].start, lay["masks"].start
         players = space["scores"].shape[0]
-        self.ints, self.width, self.rewards = lay["ints"], lay["width"], lay["rewards"]
+        self.width = lay["width"]
+        self.ints = struct.Struct(f"<{lay['ints'].stop - i0}i")  # the ints block, little-endian int32
+        self.ints_at = 4 * i0  # its first byte
+        self.players = players
         cols = lay["cols"]
         column_of = {key: col for col, key in _slots(space.spaces).items() if key is not None}
-        self.plan = []  # (key, view or None for a Discrete, first, stop, shape (None: 1-D), dtype to cast to or None)
+        # (key, dtype or None for a Discrete, first byte (Discrete: column in the ints block),
+        #  count, shape (None: 1-D), dtype to cast to or None)
+        self.plan = []
         for key, sub in space.spaces.items():
             col = column_of.get(key, key)
             if isinstance(sub, spaces.Discrete):
-                self.plan.append((key, None, cols[col], None, None, None))
+                self.plan.append((key, None, cols[col], 0, None, None))
                 continue
             if col == "balls":
-                view, first, shape = np.float32, f0, (n, 3)
+                view, first, shape = np.float32, 4 * f0, (n, 3)
             elif col == "scores":
-                view, first, shape = np.float32, f0 + 3 * n, (players,)
+                view, first, shape = np.float32, 4 * (f0 + 3 * n), (players,)
             elif col in MASKS:  # 4 x N int8 from the masks block's first byte
                 view, first, shape = np.int8, 4 * m0 + MASKS.index(col) * n, (n,)
             else:  # an int32 column of the ints block (a per-player field: a slice)
                 c = cols[col]
-                view, first, shape = (np.int32, i0 + c.start, (c.stop - c.start,)) if isinstance(c, slice) \
-                    else (np.int32, i0 + c, ())
+                view, first, shape = (np.int32, 4 * (i0 + c.start), (c.stop - c.start,)) if isinstance(c, slice) \
+                    else (np.int32, 4 * (i0 + c), ())
             cast = None if np.dtype(sub.dtype) == np.dtype(view) else sub.dtype
             size = math.prod(shape)
-            self.plan.append((key, view, first, first + size, None if shape == (size,) else shape, cast))
+            self.plan.append((key, np.dtype(view), first, size, None if shape == (size,) else shape, cast))
 
-    def __call__(self, row: np.ndarray) -> tuple[list, dict, np.ndarray]:
+    def ints_of(self, row: bytes | bytearray) -> tuple:
+        """The ints block of ``row`` as Python ints."""
+        return self.ints.unpack_from(row, self.ints_at)
+
+    def __call__(self, row: bytearray) -> tuple[tuple, dict, np.ndarray]:
         """(ints block as Python ints, observation, rewards (P,) float64: a view of the
-        same copy, apart from the observation's)."""
-        words = np.array(row[:self.width], np.int32)  # the copy every array entry views
-        vals = words[self.ints].tolist()
-        views = {np.int32: words, np.float32: words.view(np.float32), np.int8: words.view(np.int8)}
+        same bytearray, apart from the observation's)."""
+        vals = self.ints.unpack_from(row, self.ints_at)
         obs = {}
-        for key, view, first, stop, shape, cast in self.plan:
-            if view is None:
+        for key, dtype, first, count, shape, cast in self.plan:
+            if dtype is None:
                 obs[key] = np.int64(vals[first])
                 continue
-            x = views[view][first:stop]
+            x = np.frombuffer(row, dtype, count, first)
             if shape is not None:
                 x = x.reshape(shape)
             obs[key] = x if cast is None else x.astype(cast)
-        return vals, obs, words[self.rewards].view(np.float64)
+        return vals, obs, np.frombuffer(row, np.float64, self.players, 0)  # the rewards lead the record
 
 
-def _decode(row: np.ndarray, space: spaces.Dict) -> tuple[list, dict]:
-    """:class:`_RowDecoder` of ``space`` applied to one record row (a one-off: the envs
-    keep theirs)."""
-    return _RowDecoder(space)(row)[:2]
+def _host_row(rows) -> bytearray:
+    """A single env's rows (1, K + W) (a device array, or NumPy) as a new bytearray: on the
+    CPU backend one copy out of the buffer the program wrote (the buffer protocol waits for
+    the result); elsewhere the transfer to the host, then that copy."""
+    try:
+        return bytearray(memoryview(rows))
+    except (BufferError, TypeError, ValueError, RuntimeError):  # an accelerator's buffer has no host view
+        return bytearray(np.ascontiguousarray(rows))
+
+
+def _decode(row: np.ndarray, space: spaces.Dict) -> tuple[tuple, dict]:
+    """:class:`_RowDecoder` of ``space`` applied to one record row (K,) or wider, NumPy
+    int32 (a one-off: the envs keep theirs)."""
+    return _RowDecoder(space)(bytearray(np.ascontiguousarray(row, np.int32)))[:2]
 
 
 def _opponent_code(opponent) -> int:
@@ -556,8 +581,9 @@ class _Tables:
     """The batch of B tables behind both envs: its rows on the device (``rows``, (B, K +
     W): each table's record and packed state, :func:`flat_program`) and the opponent
     loop. ``obs`` is the rows of the last compiled call on the host (a read-only view on
-    the CPU backend): the record columns come first, so the record's readers
-    (:func:`_field`, :func:`_numpy_obs`) take it as it is. ``state`` and ``keys`` read
+    the CPU backend, made when first read): the record columns come first, so the record's
+    readers (:func:`_field`, :func:`_numpy_obs`) take it as it is; the single env reads a
+    bytes copy of its one row instead (:func:`_host_row`). ``state`` and ``keys`` read
     (and assign) the packed state as trees, for the rare reader (rendering, replays,
     tests): the step loop never unpacks it."""
 
@@ -574,12 +600,14 @@ class _Tables:
         self.obs_space = observation_space(func)
         self.rows = None  # on the device; the state zeros until ``dealt``
         self.dealt = False  # a reset has run (or a state was assigned)
-        self.obs = None  # host rows of the last call (_fetch)
-        self._agent_rows = None  # host rows after the agent's last decision (its clauses)
+        self._host = None  # ``obs``: host rows of the last call, made when first read
+        self.agent_out = None  # the rows (on the device) after the agent's last decision
         self._trees = (None, None)  # (rows, their (state, keys) on the host): the last unpacked
         ids = self.flat.packing.treedef.unflatten(range(len(self.flat.packing.slots)))
         self._clauses_leaf = ids[0].clauses
         self._clause_bytes = self._leaf_bytes(self._clauses_leaf)
+        self._potted_leaf = ids[0].potted
+        self._potted_bytes = self._leaf_bytes(self._potted_leaf)
         self._no_lanes = _frozen(np.zeros(num, bool))
         self.done = self._no_lanes
         self.lay = record_layout(func.n_balls, func.players)
@@ -621,23 +649,47 @@ class _Tables:
         return slice(at + first, at + stop)
 
     @property
+    def obs(self) -> np.ndarray:
+        """(B, K + W) int32: the rows of the last compiled call on the host (NumPy; on the
+        CPU backend a read-only view of the buffer the program wrote), made when first read."""
+        if self._host is None:
+            self._host = np.asarray(self.rows)
+        return self._host
+
+    @obs.setter
+    def obs(self, rows: np.ndarray):
+        self._host = rows
+
+    @property
     def agent_clauses(self):
         """(B, C) bool: the clauses applied to the agent's last decision (NumPy); None
         before the first step."""
-        if self._agent_rows is None:
+        if self.agent_out is None:
             return None
-        return self.flat.packing.leaf(self._agent_rows[:, self.flat.record_width:], self._clauses_leaf)
+        return self.flat.packing.leaf(np.asarray(self.agent_out)[:, self.flat.record_width:], self._clauses_leaf)
+
+    @property
+    def agent_potted(self):
+        """(B, N) bool: the balls each lane's last agent decision pocketed that count for
+        the striker (``EnvState.potted``; NumPy); None before the first step."""
+        if self.agent_out is None:
+            return None
+        return self.flat.packing.leaf(np.asarray(self.agent_out)[:, self.flat.record_width:], self._potted_leaf)
 
     def agent_clause_ids(self, lane: int = 0) -> list:
         """The catalogue ids of the clauses applied to lane ``lane``'s last agent decision,
-        in catalogue order: read from the bytes of its host row (a bool is one byte of the
-        packing, 0 or 1; a ``find`` per clause instead of NumPy calls)."""
-        mask = self._agent_rows[lane].tobytes()[self._clause_bytes]
-        ids, k = [], mask.find(1)
-        while k >= 0:
-            ids.append(CLAUSE_ID[k])
-            k = mask.find(1, k + 1)
-        return ids
+        in catalogue order (:meth:`agent_decision`)."""
+        return self.agent_decision(lane)[0]
+
+    def agent_decision(self, lane: int = 0, row: bytes | bytearray | None = None) -> tuple[list, tuple]:
+        """Lane ``lane``'s last agent decision: (the catalogue ids of the clauses applied to
+        it, in catalogue order; the indices of the balls it potted, ascending, as Python
+        ints). Read from the bytes of its host row (``row`` when the caller has them): a
+        bool is one byte of the packing, 0 or 1, so a ``find`` per set byte instead of NumPy
+        calls (usually a handful of clauses and no ball or one)."""
+        if row is None:
+            row = np.asarray(self.agent_out)[lane].tobytes()
+        return [CLAUSE_ID[k] for k in _set_bytes(row[self._clause_bytes])], tuple(_set_bytes(row[self._potted_bytes]))
 
     def _unpacked(self):
         if self._trees[0] is not self.rows:
@@ -656,21 +708,22 @@ class _Tables:
     def seed(self, seed: int):
         self.keys = jax.vmap(jax.random.PRNGKey)(np.arange(self.num) + seed)
 
-    def _fetch(self, rows) -> np.ndarray:
-        """The rows of the last call on the host: one ``np.asarray`` (on the CPU backend a
-        read-only view of the buffer the program wrote)."""
+    def _fetch(self, rows):
+        """Keep ``rows``, the result of a compiled call (its host view ``obs`` is made when
+        read), and return them."""
         self.rows = rows
-        self.obs = np.asarray(rows)
-        return self.obs
+        self._host = None
+        return rows
 
     def reset(self):
-        rec = self._fetch(self.flat.reset(self.rows, self.flat_opts))
+        self._fetch(self.flat.reset(self.rows, self.flat_opts))
         self.dealt = True
         self.done = self._no_lanes
         if self.opponent is None:
             return None  # no opponent strokes
         self.pending = np.zeros((self.num, self.func.players))
         opening = np.ones(self.num, bool)
+        rec = self.obs
         ended = _field(rec, "terminated", self.lay) | _field(rec, "truncated", self.lay)
         none = np.zeros((self.num, self.func.players))
         _, count = self._opponent_loop(opening, ended, _field(rec, "to_play", self.lay), none)
@@ -681,13 +734,16 @@ class _Tables:
         opponent's: ``command`` (B, COMMAND_WIDTH) the actions (:func:`pack_action`) with
         the lane columns set (done = ``self.done``, active, no opponent; a new array, not
         written after). Returns (per-player rewards (B, P) of the step, the rows after
-        the agent's decision, opponent strokes (B,)); (None, rows, None) for a single env
-        without opponent, whose step is the agent's alone (the rewards are the rows'): it
-        never has a done lane, the single env resets through :meth:`reset`."""
+        the agent's decision on the host, opponent strokes (B,)); (None, None, None) for a
+        single env without opponent, whose step is the agent's alone (its rows are
+        ``self.rows``, the rewards theirs): it never has a done lane, the single env resets
+        through :meth:`reset`. The device rows after the agent's decision are kept as
+        ``agent_out`` either way."""
         done = self.done
-        agent = self._agent_rows = self._fetch(self.flat.step(self.rows, command, self.flat_opts))
+        self.agent_out = self._fetch(self.flat.step(self.rows, command, self.flat_opts))
         if self.single and self.opponent is None:  # nothing else to play, and no lane was done
-            return None, agent, None
+            return None, None, None
+        agent = self.obs
         total = np.where(done[:, None], 0.0, _field(agent, "rewards", self.lay))
         count = np.zeros(self.num, np.int64)
         if self.opponent is not None:
@@ -711,7 +767,8 @@ class _Tables:
             command = self._opponent_actions()
             command[:, DONE], command[:, ACTIVE] = redo, need
             command[:, OPPONENT] = np.where(need & ~redo, self.code, 0)
-            rec = self._fetch(self.flat.step(self.rows, command, self.flat_opts))
+            self._fetch(self.flat.step(self.rows, command, self.flat_opts))
+            rec = self.obs
             term, trunc = _field(rec, "terminated", self.lay), _field(rec, "truncated", self.lay)
             to_play = _field(rec, "to_play", self.lay)
             played = need & ~redo
@@ -738,18 +795,29 @@ def _frozen(x: np.ndarray) -> np.ndarray:
     return x
 
 
-def _stroke_info(vals: list, clauses: list, col: dict) -> dict:
-    """The agent's decision: the ints block ``vals`` (Python ints) of its record row and
-    the ids of its clauses."""
+def _set_bytes(mask: bytes) -> list:
+    """The positions of the bytes of ``mask`` that are 1 (a packed bool leaf), ascending."""
+    at, k = [], mask.find(1)
+    while k >= 0:
+        at.append(k)
+        k = mask.find(1, k + 1)
+    return at
+
+
+def _stroke_info(vals: tuple, decision: tuple[list, tuple], col: dict) -> dict:
+    """The agent's decision: the ints block ``vals`` (Python ints) of its record row, and
+    ``decision`` the ids of its clauses and the balls it potted
+    (:meth:`_Tables.agent_decision`)."""
+    clauses, potted = decision
     return {
         "acted": vals[col["acted"]], "foul": bool(vals[col["foul"]]), "clipped": bool(vals[col["clipped"]]),
         "projected": bool(vals[col["projected"]]), "truncated_shot": bool(vals[col["truncated_shot"]]),
-        "cue_replaced": bool(vals[col["cue_replaced"]]), "clauses": clauses,
+        "cue_replaced": bool(vals[col["cue_replaced"]]), "clauses": clauses, "potted": potted,
         "lag_winner": vals[col["lag_winner"]],
     }
 
 
-def _frame_info(vals: list, col: dict) -> dict:
+def _frame_info(vals: tuple, col: dict) -> dict:
     """The frame in the ints block ``vals`` (Python ints) of a record row."""
     return {"to_play": vals[col["to_play"]], "scores": np.array(vals[col["scores"]], np.int32),
             "phase": PHASE_NAMES[vals[col["phase"]]], "winner": vals[col["winner"]]}
@@ -770,7 +838,8 @@ class CueEnv(gym.Env):
     display and matplotlib). ``info``: ``to_play``, ``acted``, ``rewards`` (P,) per player
     (P = 2; golf 6), ``scores`` (P,), ``phase``, ``winner``, ``foul``, ``clipped``, ``projected``,
     ``truncated_shot``, ``cue_replaced``, ``clauses`` (catalogue ids applied to the agent's
-    decision), ``lag_winner``, ``opponent_strokes``.
+    decision), ``potted`` (the balls the agent's decision pocketed that count for the
+    striker: a tuple of ints, ascending), ``lag_winner``, ``opponent_strokes``.
     """
 
     metadata = {"render_modes": RENDER_MODES, "render_fps": 2}
@@ -795,7 +864,7 @@ class CueEnv(gym.Env):
         if seed is not None or t.rows is None:
             t.seed(seed if seed is not None else int(self.np_random.integers(0, 2**31 - 1)))
         count = t.reset()
-        vals, obs, _ = self._decode(t.obs[0])
+        vals, obs, _ = self._decode(_host_row(t.rows))
         info = {**_frame_info(vals, t.lay["cols"]), "opponent_strokes": 0 if count is None else int(count[0])}
         if self.render_mode == "human":
             self.render()
@@ -805,13 +874,16 @@ class CueEnv(gym.Env):
         t = self._tables
         if not t.dealt:
             raise RuntimeError("call reset() before step()")
-        total, agent, count = t.step(agent_command(action, self.func.n_balls))
-        vals, obs, rewards = self._decode(t.obs[0])  # the frame after the opponent's decisions
-        if total is not None:  # the agent's and the opponents' decisions
+        total, _, count = t.step(agent_command(action, self.func.n_balls))
+        row = _host_row(t.rows)  # the frame after the opponents' decisions, if any
+        vals, obs, rewards = self._decode(row)
+        mine, mine_vals = row, vals  # the agent's decision: without opponents, the frame's row
+        if total is not None:  # opponents played after the agent: its decision is in the rows it left
             rewards = total[0].copy()
-        mine = vals if agent is t.obs else agent[0, t.lay["ints"]].tolist()  # the agent's decision
+            mine = _host_row(t.agent_out)
+            mine_vals = self._decode.ints_of(mine)
         col = t.lay["cols"]
-        info = {**_stroke_info(mine, t.agent_clause_ids(), col), **_frame_info(vals, col),
+        info = {**_stroke_info(mine_vals, t.agent_decision(0, mine), col), **_frame_info(vals, col),
                 "opponent_strokes": 0 if count is None else int(count[0]), "rewards": rewards}
         player = 0 if t.opponent is not None else info["acted"]
         if self.render_mode == "human":
@@ -853,7 +925,11 @@ class CueEnv(gym.Env):
 
 class CueVectorEnv(gym.vector.VectorEnv):
     """``num_envs`` tables stepped in one jitted call, with next-step autoreset. Options and
-    ``opponent`` as :class:`CueEnv` (a callable opponent takes and returns batches)."""
+    ``opponent`` as :class:`CueEnv` (a callable opponent takes and returns batches).
+    ``info`` of a step: (B,) arrays ``to_play``, ``acted``, ``foul``, ``clipped``,
+    ``projected``, ``opponent_strokes``, and ``potted`` (B, N) bool: row i the balls
+    sub-env i's agent decision potted (:class:`CueEnv`'s tuple as a mask; none on a
+    sub-env that reset instead)."""
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
 
@@ -899,5 +975,5 @@ class CueVectorEnv(gym.vector.VectorEnv):
         t.done = terminated | truncated
         info = {"to_play": _field(h, "to_play", t.lay), "acted": acted, "foul": _field(agent, "foul", t.lay),
                 "clipped": _field(agent, "clipped", t.lay), "projected": _field(agent, "projected", t.lay),
-                "opponent_strokes": count}
+                "potted": t.agent_potted, "opponent_strokes": count}
         return _numpy_obs(t.obs, self.single_observation_space), rewards, terminated, truncated, info

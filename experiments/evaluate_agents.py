@@ -93,7 +93,9 @@ def markdown(report) -> str:
 TWO_PLAYER_GAMES = ("cuegym/RussianPyramid-v0", "cuegym/Americanka-v0", "cuegym/MoscowPyramid-v0",
                     "cuegym/Snooker-v0", "cuegym/AmericanSnooker-v0")
 AGENT_NAMES = ("random", "ghost", "search")
-# what a game's scores count: points (ball values, penalties) or balls won net of balls given back
+# what a game's breaks count: points (the striker's score change, exact on his non-foul
+# strokes) or balls (the balls his strokes pot that count, info["potted"]: exact where the
+# score change is not, a ball paying a debt or a removal's credit; see BreakCounter)
 BREAK_UNIT = {"cuegym/RussianPyramid-v0": "points", "cuegym/Americanka-v0": "balls",
               "cuegym/MoscowPyramid-v0": "balls", "cuegym/Snooker-v0": "points",
               "cuegym/AmericanSnooker-v0": "points"}
@@ -139,17 +141,37 @@ def agent_key(seed: int, frame: int, side: int, decision: int):
     return jax.random.fold_in(jax.random.fold_in(jax.random.PRNGKey(seed + frame), side), decision)
 
 
+def break_gain(unit: str, acted: int, potted, change):
+    """(2,) what a decision adds to each player's break (:class:`BreakCounter`): with
+    ``unit`` "points", ``change`` (2,) the score change; with "balls", the number of balls
+    in ``potted`` (``info["potted"]``) for the player who ``acted``, 0 for the other.
+
+    Points: on a player's non-foul stroke his score changes by exactly the value of the
+    balls that counted (RP-05, SN-23/24 and the free ball) plus Russian pyramid's +10 for
+    the last ball (RP-06), and his opponent's fouls never reach the break (a foul closes
+    the visit), so the score change is the break's gain. Balls: the score change is not
+    (AM-16/17, MP-13/14: a ball potted to pay a debt leaves the count as it was; MP-09: a
+    legally pocketed cue ball wins a ball only at the opponent's removal), so the balls
+    potted are counted instead, the Moscow cue ball among them (AMB-31: it counts like any
+    ball, and the removal after it pots nothing)."""
+    if unit == "balls":
+        gain = [0.0, 0.0]
+        gain[acted] = float(len(potted))
+        return gain
+    return [float(x) for x in change]
+
+
 class BreakCounter:
     """Breaks as consecutive scoring strokes by one player in one visit to the table.
 
     A visit is a run of strokes by one player; it ends when a stroke leaves the other player
     to play, when the player fouls (the foul stroke adds nothing), when the other player
-    strokes, or when the frame ends. Its break is the player's own score gained by its
-    non-foul decisions (``scores`` as the env gives them: points in Russian pyramid and
-    snooker, balls won net of balls given back in Americanka and Moscow pyramid). A decision
-    that is not a stroke (Moscow pyramid's removal, made by the other player but credited to
-    the striker, AMB-31; a snooker foul answer) neither opens nor closes a visit and adds the
-    visiting player's gain to the break. Lag strokes score nothing and are not strokes."""
+    strokes, or when the frame ends. Its break is what the player's own non-foul decisions
+    gain (:func:`break_gain`: points in Russian pyramid and snooker, the balls potted that
+    count in Americanka and Moscow pyramid). A decision that is not a stroke (Moscow
+    pyramid's removal, made by the other player; a snooker foul answer) neither opens nor
+    closes a visit and adds the visiting player's gain to the break (nothing, as
+    :func:`break_gain` counts them). Lag strokes score nothing and are not strokes."""
 
     def __init__(self):
         self.owner = None  # player index of the visit in progress
@@ -163,7 +185,7 @@ class BreakCounter:
 
     def record(self, phase: str, acted: int, foul: bool, gained, to_play: int, next_phase: str, over: bool):
         """One decision: ``phase`` it was taken in, ``acted`` the player who took it, ``foul``
-        the ruling's flag, ``gained`` (2,) each player's score change, ``to_play`` who
+        the ruling's flag, ``gained`` (2,) each player's gain (:func:`break_gain`), ``to_play`` who
         decides next and in ``next_phase``, ``over`` the frame ended (terminated or
         truncated)."""
         if phase == "lag":  # a lag (70:70 in Russian pyramid, a level snooker frame) ends any visit
@@ -200,7 +222,11 @@ def play_frame(env, env_id: str, agents, names, frame: int, seed: int, rulings: 
 
     ``rulings``: when a list, each decision's ruling is appended (``side``, ``player``,
     ``phase``, ``foul``, ``clauses``, ``scores`` after (2,) by player, ``to_play``, ``potted``
-    the ball indices that left the table).
+    the balls potted that count, ``info["potted"]``, and ``left_table`` the ball indices
+    whose on-table flag went from on to off).
+
+    Breaks (:class:`BreakCounter`) are in the game's :data:`BREAK_UNIT`: points from the
+    score change, balls from ``info["potted"]`` (:func:`break_gain`).
 
     Returns a JSON-able dict; per-side lists are [first agent, second agent]:
     ``result`` ("first", "second", "draw"), ``decided`` ("frame" or "truncated"),
@@ -219,6 +245,7 @@ def play_frame(env, env_id: str, agents, names, frame: int, seed: int, rulings: 
     seat = [breaker, 1 - breaker] if first_breaks else [1 - breaker, breaker]  # seat[side] = player index
     side_of = {seat[0]: 0, seat[1]: 1}
     counter = BreakCounter()
+    unit = BREAK_UNIT[env_id]
     decisions, strokes, fouls, lag_strokes = [0, 0], [0, 0], [0, 0], 0
     seconds = [0.0, 0.0]
     scores = np.asarray(info["scores"], float)
@@ -240,12 +267,14 @@ def play_frame(env, env_id: str, agents, names, frame: int, seed: int, rulings: 
             strokes[side_of[acted]] += 1
         fouls[side_of[acted]] += foul
         over = bool(terminated or truncated)
-        counter.record(phase, acted, foul, after - scores, int(info["to_play"]), info["phase"], over)
+        gained = break_gain(unit, acted, info["potted"], after - scores)
+        counter.record(phase, acted, foul, gained, int(info["to_play"]), info["phase"], over)
         if rulings is not None:
             on_after = np.asarray(obs["balls"])[:, 2] > 0.5
             rulings.append({"side": side_of[acted], "player": acted, "phase": phase, "foul": foul,
                             "clauses": list(info["clauses"]), "scores": after.tolist(),
-                            "to_play": int(info["to_play"]), "potted": np.flatnonzero(on_before & ~on_after).tolist()})
+                            "to_play": int(info["to_play"]), "potted": list(info["potted"]),
+                            "left_table": np.flatnonzero(on_before & ~on_after).tolist()})
         scores = after
         if over:
             break

@@ -1,5 +1,6 @@
 """Head-to-head frames of experiments/evaluate_agents.py (``--frames``): the break count's
-definition on hand-written decision sequences, and two short seeded Russian pyramid frames
+definition on hand-written decision sequences (points, and balls from ``info["potted"]``,
+also through play_frame on a scripted env), and two short seeded Russian pyramid frames
 between random agents checked against an independent replay of the same frames through the
 env (fouls from the env's rulings, points from the catalogue's ball values, RP-05/06/16)."""
 
@@ -69,6 +70,69 @@ def test_lag_strokes_are_not_visits():
                       ("in_hand_house", 1, False, (0, 7), 1, "normal", False),
                       ("normal", 1, False, (0, 0), 0, "normal", True)])
     assert breaks == ([], [2, 7])
+
+
+def test_ball_breaks_count_the_moscow_cue_ball_once_and_not_the_removal():
+    # Moscow pyramid (balls, break_gain): player 0's stroke pots ball 5 and the cue ball
+    # (MP-06/08, AMB-31: potted (0, 5)), player 1's removal (MP-09) pots nothing though it
+    # credits player 0 a ball; player 0 plays on from hand and misses: one break of 2, as
+    # many as his count gained
+    gain = lambda acted, potted, change: ev.break_gain("balls", acted, potted, change)  # noqa: E731
+    breaks = _breaks([
+        ("normal", 0, False, gain(0, (0, 5), (1, 0)), 1, "remove_ball", False),
+        ("remove_ball", 1, False, gain(1, (), (1, 0)), 0, "in_hand_house", False),
+        ("in_hand_house", 0, False, gain(0, (), (0, 0)), 1, "normal", False),
+        ("normal", 1, False, gain(1, (), (0, 0)), 0, "normal", True),
+    ])
+    assert breaks == ([2], [0])
+    assert ev.break_gain("points", 1, (4,), (-5, 9)) == [-5.0, 9.0]  # points: the score change as it is
+
+
+class _ScriptedEnv:
+    """A stand-in for a game's env that replays scripted decisions: each is (acted, foul,
+    potted, scores after, to_play, phase after, terminated, truncated)."""
+
+    def __init__(self, script, n=16):
+        from cuegym.gym_env import PHASE_NAMES
+
+        self.script, self.n, self.code = list(script), n, {name: k for k, name in enumerate(PHASE_NAMES)}
+
+    def _obs(self, to_play, phase):
+        return {"to_play": np.int64(to_play), "phase": np.int64(self.code[phase]), "balls": np.zeros((self.n, 3))}
+
+    def reset(self, seed=None):
+        return self._obs(0, "in_hand_house"), {"scores": np.zeros(2, np.int32)}
+
+    def step(self, action):
+        acted, foul, potted, scores, to_play, phase, term, trunc = self.script.pop(0)
+        info = {"acted": acted, "foul": foul, "potted": potted, "scores": np.array(scores, np.int32),
+                "to_play": to_play, "phase": phase, "clauses": [], "winner": -1}
+        return self._obs(to_play, phase), 0.0, term, trunc, info
+
+
+class _Idle:
+    last_info = {"time_s": 0.0}
+
+    def act(self, obs, key):
+        return {}
+
+
+def test_americanka_breaks_count_a_ball_that_pays_a_debt():
+    """AM-17: player 0 fouls with no ball to give and owes one; later the first ball he
+    pots pays it (his count stays), then he pots two more: a break of 3 balls potted,
+    where his count gained 2 (info["potted"] gives the break, the score change does not)."""
+    script = [
+        (0, True, (), (0, 0), 1, "normal", False, False),  # AM-17: a foul with no balls owes one
+        (1, False, (2,), (0, 1), 1, "normal", False, False),
+        (1, False, (), (0, 1), 0, "normal", False, False),
+        (0, False, (5,), (0, 1), 0, "normal", False, False),  # pays the debt: the count stays
+        (0, False, (6, 7), (2, 1), 0, "normal", False, False),  # AM-09: both count
+        (0, False, (), (2, 1), 1, "normal", False, True),  # a miss at max_shots
+    ]
+    rec = ev.play_frame(_ScriptedEnv(script), "cuegym/Americanka-v0", [_Idle(), _Idle()], ("a", "b"), 0, 0)
+    assert rec["seats"] == [0, 1] and rec["decided"] == "truncated" and rec["points"] == [2.0, 1.0]
+    assert rec["longest_break"] == [3.0, 1.0] and rec["breaks_scored"] == [[3.0], [1.0]]
+    assert rec["fouls"] == [1, 0]
 
 
 def test_win_rate_interval_counts_a_draw_as_half():
