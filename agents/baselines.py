@@ -102,7 +102,7 @@ def pot_table(env: F.FuncEnv, state: F.EnvState, xy, on, strikers, targets) -> G
     ``MAX_POT_SPEED``), so that a miss is still a legal safety (AM-12)."""
     pts = G.pots(env.table, env.spec.ball_radius, xy, on, strikers, targets)
     if env.task == am.GAME:  # a missed pot must still be a legal safety (AM-12, AM-13, RU-GEN-47)
-        pts = pts._replace(speed=jnp.clip(G.miss_speed(env.spec, xy, pts), pts.speed, G.MAX_POT_SPEED))
+        pts = pts._replace(speed=G.americanka_pot_speed(env.spec, xy, pts))
     if env.task == F.GOLF:
         mine = jnp.arange(pts.score.shape[-1]) == gf.target_pocket(state.game)
         pts = pts._replace(score=jnp.where(mine, pts.score, -jnp.inf))

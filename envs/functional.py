@@ -74,7 +74,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import ghost
+from . import ghost, ghost_safety
 from .physics import get_spec, get_table
 from .physics.balls import POCKETED, at_rest
 from .physics.noise import perturb
@@ -844,6 +844,10 @@ def ghost_action(env: FuncEnv, state: EnvState) -> dict:
       below centre (``GHOST_DRAW``) so the cue ball does not follow the object ball in.
       Russian pyramid calls that ball and pocket. With nothing kept: a full
       hit at 2.5 m/s on the nearest object ball. A ball in hand goes to :func:`ghost_spot`.
+    * Americanka, where a stroke that pots nothing must be a legal safety (AM-10..13,
+      RU-GEN-47): each pot is played at least at :func:`cuegym.ghost_safety.miss_speed` (a
+      miss still carries the object ball to two cushions, AM-12), up to 4 m/s; with nothing
+      kept, :func:`cuegym.ghost_safety.safety` with ``two_cushions`` (struck at centre).
     * Remove_ball (Moscow): the object ball nearest a pocket.
     * Lag: from the middle of its half of the house, straight up the table at
       :func:`ghost_lag_speed` with natural roll.
@@ -881,16 +885,26 @@ def ghost_action(env: FuncEnv, state: EnvState) -> dict:
     found = jnp.isfinite(flat[best])
     speed = pot.speed[s, j, p]
     phi = pot.phi[s, j, p]
-    # nothing kept: a full hit on the object ball nearest the first ball that may be struck
-    s0 = jnp.argmax(strikers)
-    dd = jnp.where(targets & (ids != s0), jnp.sum((xy - xy[s0]) ** 2, -1), jnp.inf)
-    j0 = jnp.argmin(dd)
-    phi0 = jnp.arctan2(xy[j0, 1] - xy[s0, 1], xy[j0, 0] - xy[s0, 0])
+    if env.task == am.GAME:
+        # a stroke that pots nothing must be a legal safety (AM-10..13, RU-GEN-47): a pot is
+        # played fast enough that its miss still carries the object ball to two cushions
+        # (AM-12), and with nothing kept the safety aims at AM-12 too, avoiding balls closer
+        # than R/2 (RU-GEN-35/43), struck at centre as its closed-form speed assumes
+        speed = ghost_safety.americanka_pot_speed(spec, xy, pot)[s, j, p]
+        s0, j0, phi0, speed0 = ghost_safety.safety(spec, xy, on, strikers, targets, two_cushions=True)
+        draw = jnp.where(found, GHOST_DRAW, 0.0)
+    else:  # (the other games' program is left exactly as it was)
+        # nothing kept: a full hit on the object ball nearest the first ball that may be struck
+        s0 = jnp.argmax(strikers)
+        dd = jnp.where(targets & (ids != s0), jnp.sum((xy - xy[s0]) ** 2, -1), jnp.inf)
+        j0 = jnp.argmin(dd)
+        phi0 = jnp.arctan2(xy[j0, 1] - xy[s0, 1], xy[j0, 0] - xy[s0, 0])
+        speed0, draw = 2.5, GHOST_DRAW
     s = jnp.where(found, s, s0)
     j = jnp.where(found, j, j0)
     phi = jnp.where(found, phi, phi0)
-    speed = jnp.where(found, speed, 2.5)
-    shot = jnp.stack([jnp.mod(phi, 2 * jnp.pi), speed, 0.0, GHOST_DRAW, 0.0])
+    speed = jnp.where(found, speed, speed0)
+    shot = jnp.stack([jnp.mod(phi, 2 * jnp.pi), speed, 0.0, draw, 0.0])
     # remove_ball: the object ball nearest a pocket
     near = jnp.where(on & (ids != 0), jnp.min(pot.d2[0], -1), jnp.inf)  # d2 (J, P): any striker's row
     choice = jnp.where(phase == REMOVE_BALL, jnp.argmin(near), j)

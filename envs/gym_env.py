@@ -492,7 +492,7 @@ class _RowDecoder:
     """Decodes one table's row (the record first: :func:`record_layout`) given as a fresh
     ``bytearray`` (:func:`_host_row`) into its ints block as Python ints (one
     ``struct`` unpack, for ``info``), its observation and its rewards: each array entry is
-    an ``np.frombuffer`` view of that bytearray in the space's dtype (writable, aligned and
+    an ``np.ndarray`` view of that bytearray in the space's dtype (writable, aligned and
     C-contiguous; no two overlap, and a new bytearray per call means no two calls share
     memory), each Discrete entry an np.int64. Where each entry lies is worked out once,
     here: a decode is then one unpack and a view per entry, where a NumPy view of the
@@ -510,14 +510,15 @@ class _RowDecoder:
         self.ints_at = 4 * i0  # its first byte
         self.players = players
         cols = lay["cols"]
+        self.scores_at = 4 * (i0 + cols["scores"].start)
         column_of = {key: col for col, key in _slots(space.spaces).items() if key is not None}
         # (key, dtype or None for a Discrete, first byte (Discrete: column in the ints block),
-        #  count, shape (None: 1-D), dtype to cast to or None)
+        #  shape, dtype to cast to or None)
         self.plan = []
         for key, sub in space.spaces.items():
             col = column_of.get(key, key)
             if isinstance(sub, spaces.Discrete):
-                self.plan.append((key, None, cols[col], 0, None, None))
+                self.plan.append((key, None, cols[col], None, None))
                 continue
             if col == "balls":
                 view, first, shape = np.float32, 4 * f0, (n, 3)
@@ -530,27 +531,29 @@ class _RowDecoder:
                 view, first, shape = (np.int32, 4 * (i0 + c.start), (c.stop - c.start,)) if isinstance(c, slice) \
                     else (np.int32, 4 * (i0 + c), ())
             cast = None if np.dtype(sub.dtype) == np.dtype(view) else sub.dtype
-            size = math.prod(shape)
-            self.plan.append((key, np.dtype(view), first, size, None if shape == (size,) else shape, cast))
+            self.plan.append((key, np.dtype(view), first, shape, cast))
 
     def ints_of(self, row: bytes | bytearray) -> tuple:
         """The ints block of ``row`` as Python ints."""
         return self.ints.unpack_from(row, self.ints_at)
+
+    def scores(self, row: bytearray) -> np.ndarray:
+        """The scores (P,) int32 of the ints block: a view of ``row`` that no observation
+        entry overlaps (the observation's scores are the float32 copy)."""
+        return np.ndarray((self.players,), np.int32, row, self.scores_at)
 
     def __call__(self, row: bytearray) -> tuple[tuple, dict, np.ndarray]:
         """(ints block as Python ints, observation, rewards (P,) float64: a view of the
         same bytearray, apart from the observation's)."""
         vals = self.ints.unpack_from(row, self.ints_at)
         obs = {}
-        for key, dtype, first, count, shape, cast in self.plan:
+        for key, dtype, first, shape, cast in self.plan:
             if dtype is None:
                 obs[key] = np.int64(vals[first])
                 continue
-            x = np.frombuffer(row, dtype, count, first)
-            if shape is not None:
-                x = x.reshape(shape)
+            x = np.ndarray(shape, dtype, row, first)  # a view of the bytearray
             obs[key] = x if cast is None else x.astype(cast)
-        return vals, obs, np.frombuffer(row, np.float64, self.players, 0)  # the rewards lead the record
+        return vals, obs, np.ndarray((self.players,), np.float64, row, 0)  # the rewards lead the record
 
 
 def _host_row(rows) -> bytearray:
@@ -689,7 +692,8 @@ class _Tables:
         calls (usually a handful of clauses and no ball or one)."""
         if row is None:
             row = np.asarray(self.agent_out)[lane].tobytes()
-        return [CLAUSE_ID[k] for k in _set_bytes(row[self._clause_bytes])], tuple(_set_bytes(row[self._potted_bytes]))
+        return ([CLAUSE_ID[k] for k in _set_bytes(row, self._clause_bytes)],
+                tuple(_set_bytes(row, self._potted_bytes)))
 
     def _unpacked(self):
         if self._trees[0] is not self.rows:
@@ -795,32 +799,43 @@ def _frozen(x: np.ndarray) -> np.ndarray:
     return x
 
 
-def _set_bytes(mask: bytes) -> list:
-    """The positions of the bytes of ``mask`` that are 1 (a packed bool leaf), ascending."""
-    at, k = [], mask.find(1)
+def _set_bytes(row: bytes | bytearray, leaf: slice) -> list:
+    """The positions within ``leaf`` (a packed bool leaf's bytes in ``row``) of the bytes
+    that are 1, ascending (searched in place: no slice of the row is copied)."""
+    first, stop = leaf.start, leaf.stop
+    at, k = [], row.find(1, first, stop)
     while k >= 0:
-        at.append(k)
-        k = mask.find(1, k + 1)
+        at.append(k - first)
+        k = row.find(1, k + 1, stop)
     return at
 
 
-def _stroke_info(vals: tuple, decision: tuple[list, tuple], col: dict) -> dict:
-    """The agent's decision: the ints block ``vals`` (Python ints) of its record row, and
-    ``decision`` the ids of its clauses and the balls it potted
-    (:meth:`_Tables.agent_decision`)."""
-    clauses, potted = decision
+_COL = record_layout(1)["cols"]  # the flags' and scalars' columns: the same for every N and P
+
+
+def _step_info(mine: tuple, decision: tuple[list, tuple], vals: tuple, scores: np.ndarray, opponent_strokes: int,
+               rewards: np.ndarray) -> dict:
+    """A step's ``info``, one dict: the agent's decision from ``mine`` (the ints block, as
+    Python ints, of its record row) and ``decision`` (the ids of its clauses and the balls
+    it potted, :meth:`_Tables.agent_decision`); the frame after it from ``vals`` (the same
+    for the frame's row) and ``scores`` (P,) int32; the opponents' strokes; ``rewards`` (P,)."""
+    c = _COL
     return {
-        "acted": vals[col["acted"]], "foul": bool(vals[col["foul"]]), "clipped": bool(vals[col["clipped"]]),
-        "projected": bool(vals[col["projected"]]), "truncated_shot": bool(vals[col["truncated_shot"]]),
-        "cue_replaced": bool(vals[col["cue_replaced"]]), "clauses": clauses, "potted": potted,
-        "lag_winner": vals[col["lag_winner"]],
+        "acted": mine[c["acted"]], "foul": bool(mine[c["foul"]]), "clipped": bool(mine[c["clipped"]]),
+        "projected": bool(mine[c["projected"]]), "truncated_shot": bool(mine[c["truncated_shot"]]),
+        "cue_replaced": bool(mine[c["cue_replaced"]]), "clauses": decision[0], "potted": decision[1],
+        "lag_winner": mine[c["lag_winner"]], "to_play": vals[c["to_play"]], "scores": scores,
+        "phase": PHASE_NAMES[vals[c["phase"]]], "winner": vals[c["winner"]], "opponent_strokes": opponent_strokes,
+        "rewards": rewards,
     }
 
 
-def _frame_info(vals: tuple, col: dict) -> dict:
-    """The frame in the ints block ``vals`` (Python ints) of a record row."""
-    return {"to_play": vals[col["to_play"]], "scores": np.array(vals[col["scores"]], np.int32),
-            "phase": PHASE_NAMES[vals[col["phase"]]], "winner": vals[col["winner"]]}
+def _frame_info(vals: tuple, scores: np.ndarray) -> dict:
+    """The frame in the ints block ``vals`` (Python ints) of a record row, with its
+    ``scores`` (P,) int32 (the keys :func:`_step_info` gives the frame)."""
+    c = _COL
+    return {"to_play": vals[c["to_play"]], "scores": scores, "phase": PHASE_NAMES[vals[c["phase"]]],
+            "winner": vals[c["winner"]]}
 
 
 class CueEnv(gym.Env):
@@ -864,8 +879,9 @@ class CueEnv(gym.Env):
         if seed is not None or t.rows is None:
             t.seed(seed if seed is not None else int(self.np_random.integers(0, 2**31 - 1)))
         count = t.reset()
-        vals, obs, _ = self._decode(_host_row(t.rows))
-        info = {**_frame_info(vals, t.lay["cols"]), "opponent_strokes": 0 if count is None else int(count[0])}
+        row = _host_row(t.rows)
+        vals, obs, _ = self._decode(row)
+        info = {**_frame_info(vals, self._decode.scores(row)), "opponent_strokes": 0 if count is None else int(count[0])}
         if self.render_mode == "human":
             self.render()
         return obs, info
@@ -882,13 +898,12 @@ class CueEnv(gym.Env):
             rewards = total[0].copy()
             mine = _host_row(t.agent_out)
             mine_vals = self._decode.ints_of(mine)
-        col = t.lay["cols"]
-        info = {**_stroke_info(mine_vals, t.agent_decision(0, mine), col), **_frame_info(vals, col),
-                "opponent_strokes": 0 if count is None else int(count[0]), "rewards": rewards}
+        info = _step_info(mine_vals, t.agent_decision(0, mine), vals, self._decode.scores(row),
+                          0 if count is None else int(count[0]), rewards)
         player = 0 if t.opponent is not None else info["acted"]
         if self.render_mode == "human":
             self.render()
-        return obs, float(rewards[player]), bool(vals[col["terminated"]]), bool(vals[col["truncated"]]), info
+        return obs, float(rewards[player]), bool(vals[_COL["terminated"]]), bool(vals[_COL["truncated"]]), info
 
     def render(self):
         """The table now (``rgb_array``: returned; ``human``: shown); None without a mode."""

@@ -18,6 +18,7 @@ import cuegym  # noqa: F401  (registers the ids)
 from cuegym.agents import make_func_env
 from cuegym.agents import geometry as G
 from cuegym.rules import russian as ru
+from cuegym.rules.base import clause_ids
 
 from env_api import action, layout, load
 
@@ -112,3 +113,41 @@ def test_cushion_legs_follow_the_mirror_path_to_a_second_cushion():
     assert math.isclose(float(first), spec.length / 2 - off, rel_tol=1e-9)
     assert math.isclose(float(second), spec.length - 2 * off, rel_tol=1e-9)
     assert math.isclose(float(head_on), 1.0)
+
+
+
+def test_AM_12_builtin_ghost_safety_is_ruled_legal():
+    """The built-in ghost (``opponent="ghost"``, :func:`cuegym.functional.ghost_action`),
+    noise 0, Americanka: on the opening stroke from hand (the rack leaves no pot on) it
+    plays its two-cushion safety (:func:`cuegym.ghost_safety.safety`, struck at centre:
+    b = 0), and with the hand ball put in play below the rack (a pot on, played at least
+    at :func:`cuegym.ghost_safety.miss_speed`) each stroke that pots nothing is still ruled
+    a legal safety: no AM-13 / RU-GEN-47 and no other foul, AM-10, AM-11 or AM-12 met. The
+    single env's own compiled step plays it (the opponent code is traced: no new program)."""
+    from cuegym import functional as F
+
+    env = gym.make(ENV_ID, noise=0.0)
+    env.reset(seed=0)
+    t = env.unwrapped._tables
+    ghost = np.full(1, F.OPPONENT_CODES["ghost"], np.int32)
+    z = np.zeros(1, np.int32)
+    idle = {"shot": np.zeros((1, 5)), "place": np.zeros((1, 2)), "cue_ball": z, "ball": z, "pocket": z, "choice": z}
+
+    def ghost_stroke():
+        state, _, _ = t.program.step(t.state, idle, t.keys, np.zeros(1, bool), np.ones(1, bool), ghost, t.opts)
+        clauses = set(clause_ids(np.asarray(state.clauses)[0]))
+        assert not clauses & {"AM-13", "RU-GEN-47"}, sorted(clauses)
+        assert not bool(state.foul[0]), sorted(clauses)
+        if not np.asarray(state.potted)[0].any():
+            assert clauses & {"AM-10", "AM-11", "AM-12"}, sorted(clauses)
+        return np.asarray(state.last_shot)[0]
+
+    rack_xy, rack_on = np.asarray(t.state.xy)[0], np.asarray(t.state.on)[0]
+    shot = ghost_stroke()  # the opening stroke: the safety
+    assert shot[4] == 0.0 and 1.5 <= shot[2] <= 10.0, shot
+    hand = F.HAND_BALL["americanka"]  # ball 16 (AM-05)
+    for x in (0.4, 0.89, 1.3):  # the hand ball in play, 0.5 m up the table
+        xy, on = rack_xy.copy(), rack_on.copy()
+        xy[hand], on[hand] = (x, 0.5), True
+        load(env, xy, on, to_play=0, striker=0, phase=0, strokes=1)
+        ghost_stroke()
