@@ -1,6 +1,7 @@
-"""The ghost-ball agent's Americanka safety (cuegym.agents.geometry.safety with
-``two_cushions``): when no pot is on, the stroke must still be a legal safety (AM-10..12),
-else it is a foul (AM-13, RU-GEN-47).
+"""The ghost-ball agent's and the built-in ghost's Americanka safety
+(cuegym.ghost_safety.safety with ``two_cushions``, re-exported by cuegym.agents.geometry):
+when no pot is on, the stroke must still be a legal safety (AM-10..12), else it is a foul
+(AM-13, RU-GEN-47).
 
 Cheap by construction: the single Americanka env of tests/test_env_americanka.py (loaded
 with env_api.load, noise 0) and one small jitted geometry program (no physics); the
