@@ -59,8 +59,9 @@ class Budget:
     round; ``rounds`` (the first around the ghost-ball pots, the next ones around the best
     candidates so far); ``plans`` K ghost-ball pots tried; ``random_share`` of C drawn at
     random; ``elites`` candidates a refining round varies; ``time_budget`` [s]: no new round
-    starts once a decision has taken this long (None: always ``rounds``; a budget that
-    binds makes the decision depend on the machine's speed); ``sweep`` [degrees]: before
+    starts when the time the decision has taken plus the last round's would pass it, so a
+    decision ends within about the budget unless its first round alone takes longer (None:
+    always ``rounds``; a budget that binds makes the decision depend on the machine's speed); ``sweep`` [degrees]: before
     the rounds, one noise-free call sweeps the aim over +-``sweep`` around the ghost-ball
     aims in a few styles and the first round samples around the centres of the aim windows
     found (:mod:`cuegym.agents.aim`); 0: no sweep, the first round is :func:`propose`'s."""
@@ -436,17 +437,20 @@ class SearchAgent(Agent):
         opts = self._opts(env)
         weight = jnp.asarray(self.position_weight, jnp.float64)
         level = jnp.asarray(self.noise, jnp.float64)
-        rounds = 0
+        rounds, last = 0, 0.0
         for r in range(budget.rounds):
-            if r and budget.time_budget is not None and time.perf_counter() - t0 > budget.time_budget:
+            now = time.perf_counter()
+            # the next round costs about what the last one did: start it only if it ends in time
+            if r and budget.time_budget is not None and now - t0 + last > budget.time_budget:
                 break
             k_eval, k_next = jax.random.split(jax.random.fold_in(key, r))
             args = lanes(state, cands, k_eval)
             nxt, _, _ = step(*args, opts)
             value, success, top = score(state, cands, nxt, weight, level, budget.elites)
             rounds += 1
-            best = int(top[0])
+            best = int(top[0])  # waits for the round's results
             result = ({k: v[best] for k, v in cands.items()}, float(value[best]), float(success[best]))
+            last = time.perf_counter() - now
             if r + 1 < budget.rounds:
                 cands = again({k: v[top] for k, v in cands.items()}, k_next, width)
         return (*result, rounds)

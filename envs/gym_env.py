@@ -230,10 +230,14 @@ def _usual_row(action, n_balls: int) -> list | None:
         return None
     for key, hi in zip(INT_FIELDS, (n_balls, n_balls, len(POCKETS), n_balls)):
         x = action.get(key)
-        if not (isinstance(x, (int, np.integer)) and 0 <= x < hi):
+        if not isinstance(x, (int, np.integer)):
             return None
-        row.append(int(x))
-    return row + list(AGENT_LANE)
+        x = int(x)  # then Python comparisons, not NumPy scalar ones
+        if not 0 <= x < hi:
+            return None
+        row.append(x)
+    row.extend(AGENT_LANE)
+    return row
 
 
 def action_fields(columns):

@@ -178,6 +178,32 @@ def test_search_is_deterministic_with_a_fixed_key():
     assert (agent.last_info["success"], agent.last_info["value"]) == (info["success"], info["value"])
 
 
+class _Clock:
+    """A fake ``time`` module whose clock advances 1 s at every reading."""
+
+    def __init__(self):
+        self.now = 0.0
+
+    def perf_counter(self):
+        self.now += 1.0
+        return self.now
+
+
+@pytest.mark.parametrize("budget, rounds", [(3.5, 1), (4.5, 2), (None, 3)])
+def test_time_budget_starts_no_round_that_would_end_past_it(monkeypatch, budget, rounds):
+    # each round reads the clock at its start and end, so on this clock every round "takes"
+    # 1 s and round r (from 0) would start at 1 + 2r s after the decision began: the second
+    # round starts at 3 s and would end at 4 s, the third at 5 s and 6 s
+    from cuegym.agents import search as S
+
+    env_id = "cuegym/PotShot-v0"
+    obs, _ = gym.make(env_id).reset(seed=11)
+    agent = SearchAgent(env_id, **{**TINY, "rounds": 3, "time_budget": budget})
+    monkeypatch.setattr(S, "time", _Clock())
+    agent.act(obs, jax.random.PRNGKey(5))
+    assert agent.last_info["rounds"] == rounds
+
+
 def straight_in(env_id, gap=0.35):
     """A PotShot layout with the object ball 0.3 m in front of the middle pocket ML (x = 0,
     y = L/2) and the cue ball ``gap`` behind it on the same line: the closed-form ghost-ball
