@@ -683,11 +683,6 @@ class _Tables:
             return None
         return self.flat.packing.leaf(np.asarray(self.agent_out)[:, self.flat.record_width:], self._potted_leaf)
 
-    def agent_clause_ids(self, lane: int = 0) -> list:
-        """The catalogue ids of the clauses applied to lane ``lane``'s last agent decision,
-        in catalogue order (:meth:`agent_decision`)."""
-        return self.agent_decision(lane)[0]
-
     def agent_decision(self, lane: int = 0, row: bytes | bytearray | None = None) -> tuple[list, tuple]:
         """Lane ``lane``'s last agent decision: (the catalogue ids of the clauses applied to
         it, in catalogue order; the indices of the balls it potted, ascending, as Python
@@ -828,15 +823,14 @@ def _step_info(mine: tuple, decision: tuple[list, tuple], vals: tuple, scores: n
         "acted": mine[c["acted"]], "foul": bool(mine[c["foul"]]), "clipped": bool(mine[c["clipped"]]),
         "projected": bool(mine[c["projected"]]), "truncated_shot": bool(mine[c["truncated_shot"]]),
         "cue_replaced": bool(mine[c["cue_replaced"]]), "clauses": decision[0], "potted": decision[1],
-        "lag_winner": mine[c["lag_winner"]], "to_play": vals[c["to_play"]], "scores": scores,
-        "phase": PHASE_NAMES[vals[c["phase"]]], "winner": vals[c["winner"]], "opponent_strokes": opponent_strokes,
+        "lag_winner": mine[c["lag_winner"]], **_frame_info(vals, scores), "opponent_strokes": opponent_strokes,
         "rewards": rewards,
     }
 
 
 def _frame_info(vals: tuple, scores: np.ndarray) -> dict:
     """The frame in the ints block ``vals`` (Python ints) of a record row, with its
-    ``scores`` (P,) int32 (the keys :func:`_step_info` gives the frame)."""
+    ``scores`` (P,) int32: the ``info`` keys of a reset, and of a step after the decision's."""
     c = _COL
     return {"to_play": vals[c["to_play"]], "scores": scores, "phase": PHASE_NAMES[vals[c["phase"]]],
             "winner": vals[c["winner"]]}
