@@ -18,7 +18,6 @@ from cuegym import functional as F
 from cuegym.ghost import Pots, pot_speed, pots, segment_gap  # noqa: F401 (the agents' geometry API)
 from cuegym.ghost_safety import (  # noqa: F401 (the agents' geometry API; shared with the built-in ghost)
     CARRY_MARGIN,
-    GRAVITY,
     MAX_POT_SPEED,
     MAX_SAFETY_SPEED,
     MIN_HEAD_ON,

@@ -18,7 +18,6 @@ from .ghost import Pots, pot_speed, segment_gap
 from .physics import get_table
 from .rules import russian as ru
 
-GRAVITY = 9.81  # m/s^2
 # Americanka's legal safety (AM-12): the closed form of :func:`carry_speed` leaves out the
 # cushion's friction, the balls' (throw) and any slide still left at the hit, so every
 # distance counts this much more
@@ -117,7 +116,7 @@ def carry_speed(spec, d1, first, second, cos_cut=1.0, head_on=1.0):
     leaving with (1 + e_ball)/2 of the struck ball's speed, and the strike's ball/cue speed
     ratio 2 / (1 + m/M) (the impulse model of cuegym.physics.strike, b = 0). Distances are
     lengthened by ``CARRY_MARGIN`` for what the model leaves out. Broadcasts."""
-    a = spec.mu_roll * GRAVITY
+    a = spec.mu_roll * get_table(spec.name).gravity  # the simulation's own g
     roll = 5.0 / 7.0
     # the cushion reverses the normal part at e_cushion, but the ball's topspin still turns
     # forward: once rolling again the normal part keeps (5 e - 2) / 7 (rolling ball, no
