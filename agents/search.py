@@ -61,8 +61,8 @@ class Budget:
     random; ``elites`` candidates a refining round varies; ``time_budget`` [s]: no new round
     starts when the time the decision has taken plus the last round's would pass it, so a
     decision ends within about the budget unless its first round alone takes longer (None:
-    always ``rounds``; a budget that binds makes the decision depend on the machine's speed); ``sweep`` [degrees]: before
-    the rounds, one noise-free call sweeps the aim over +-``sweep`` around the ghost-ball
+    always ``rounds``; a budget that binds makes the decision depend on the machine's
+    speed); ``sweep`` [degrees]: before the rounds, one noise-free call sweeps the aim over +-``sweep`` around the ghost-ball
     aims in a few styles and the first round samples around the centres of the aim windows
     found (:mod:`cuegym.agents.aim`); 0: no sweep, the first round is :func:`propose`'s."""
 

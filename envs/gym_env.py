@@ -879,7 +879,8 @@ class CueEnv(gym.Env):
         count = t.reset()
         row = _host_row(t.rows)
         vals, obs, _ = self._decode(row)
-        info = {**_frame_info(vals, self._decode.scores(row)), "opponent_strokes": 0 if count is None else int(count[0])}
+        info = {**_frame_info(vals, self._decode.scores(row)),
+                "opponent_strokes": 0 if count is None else int(count[0])}
         if self.render_mode == "human":
             self.render()
         return obs, info
