@@ -205,20 +205,39 @@ def agent_command(action, n_balls: int) -> np.ndarray:
     """The single env's command (1, :data:`COMMAND_WIDTH`): ``action``, checked as
     :func:`pack_action` does (the same errors), on a lane the agent steps
     (:data:`AGENT_LANE`)."""
+    command, check = deferred_agent_command(action, n_balls)
+    if check is not None:
+        check()
+    return command
+
+
+def deferred_agent_command(action, n_balls: int) -> tuple[np.ndarray, object]:
+    """:func:`agent_command` with the check of a usual action's values left to the caller:
+    returns (command, check), ``check`` None when the action is already checked, else a
+    function that raises :func:`pack_action`'s ValueError for a value out of its range
+    (NaN or inf, an integer field outside its range). The single env sends the command
+    first and checks while the compiled step runs: the check then costs no wall time, and
+    a failed one puts the previous rows back before raising, so the state is as before."""
     row = _usual_row(action, n_balls)
     if row is None:
         out = pack_action(action, None, n_balls, COMMAND_WIDTH)
         out[ACTION_WIDTH:] = AGENT_LANE
-        return out[None]
-    return np.array([row], np.float64)
+        return out[None], None
+
+    def check():
+        if not _usual_values(row, n_balls):
+            pack_action(action, None, n_balls, COMMAND_WIDTH)  # raises, naming the field
+
+    return np.array([row], np.float64), check
 
 
 def _usual_row(action, n_balls: int) -> list | None:
-    """The command row of one valid action in the usual form (every key; ``shot`` and
-    ``place`` float arrays; the integer fields ints or NumPy integers) as Python numbers:
-    two ``tolist`` and plain comparisons, where the general path makes a dozen NumPy calls
-    (each costs microseconds, several times more right after a compiled step has run).
-    None for any other action: the general path packs it or raises its error."""
+    """The command row of an action in the usual form (every key; ``shot`` and ``place``
+    float arrays of their shapes; the integer fields ints or NumPy integers) as Python
+    numbers, its values not checked (:func:`_usual_values`): two ``tolist`` and plain
+    tests, where the general path makes a dozen NumPy calls (each costs microseconds,
+    several times more right after a compiled step has run). None for any other action:
+    the general path packs it or raises its error."""
     if type(action) is not dict or len(action) != len(ACTION_KEYS):
         return None
     shot, place = action.get("shot"), action.get("place")
@@ -226,18 +245,22 @@ def _usual_row(action, n_balls: int) -> list | None:
             and type(place) is np.ndarray and place.shape == (2,) and place.dtype.kind == "f"):
         return None
     row = shot.tolist() + place.tolist()  # exact: every float dtype converts to a Python float exactly
-    if not math.isfinite(sum(row)):  # NaN or inf (or a sum overflowing: the general path decides)
-        return None
-    for key, hi in zip(INT_FIELDS, (n_balls, n_balls, len(POCKETS), n_balls)):
+    for key in INT_FIELDS:
         x = action.get(key)
         if not isinstance(x, (int, np.integer)):
             return None
-        x = int(x)  # then Python comparisons, not NumPy scalar ones
-        if not 0 <= x < hi:
-            return None
-        row.append(x)
+        row.append(int(x))  # then Python comparisons, not NumPy scalar ones
     row.extend(AGENT_LANE)
     return row
+
+
+def _usual_values(row: list, n_balls: int) -> bool:
+    """Whether a :func:`_usual_row` holds valid values: finite floats (a sum overflowing
+    reads as not: the general path then decides) and each integer field in its range."""
+    if not math.isfinite(sum(row[:ACTION_WIDTH - len(INT_FIELDS)])):
+        return False
+    his = (n_balls, n_balls, len(POCKETS), n_balls)  # INT_FIELDS: cue_ball, ball, pocket, choice
+    return all(0 <= x < hi for x, hi in zip(row[ACTION_WIDTH - len(INT_FIELDS):ACTION_WIDTH], his))
 
 
 def action_fields(columns):
@@ -732,18 +755,30 @@ class _Tables:
         _, count = self._opponent_loop(opening, ended, _field(rec, "to_play", self.lay), none)
         return count
 
-    def step(self, command: np.ndarray):
+    def step(self, command: np.ndarray, check=None):
         """The agent's decision on every lane (done lanes reset instead), then the
         opponent's: ``command`` (B, COMMAND_WIDTH) the actions (:func:`pack_action`) with
         the lane columns set (done = ``self.done``, active, no opponent; a new array, not
-        written after). Returns (per-player rewards (B, P) of the step, the rows after
+        written after); ``check`` (or None) the deferred check of the actions' values
+        (:func:`deferred_agent_command`), run after the agent's call is sent and before
+        anything reads its result: if it raises, the rows are put back and the error
+        raised. Returns (per-player rewards (B, P) of the step, the rows after
         the agent's decision on the host, opponent strokes (B,)); (None, None, None) for a
         single env without opponent, whose step is the agent's alone (its rows are
         ``self.rows``, the rewards theirs): it never has a done lane, the single env resets
         through :meth:`reset`. The device rows after the agent's decision are kept as
         ``agent_out`` either way."""
         done = self.done
+        before = self.rows, self.agent_out
         self.agent_out = self._fetch(self.flat.step(self.rows, command, self.flat_opts))
+        if check is not None:  # while the step runs (the call returned at dispatch)
+            try:
+                check()
+            except ValueError:
+                self.rows, self.agent_out = before  # the step never happened
+                self._host = None
+                raise
+        del before  # the previous rows are freed now, while the step runs
         if self.single and self.opponent is None:  # nothing else to play, and no lane was done
             return None, None, None
         agent = self.obs
@@ -889,7 +924,7 @@ class CueEnv(gym.Env):
         t = self._tables
         if not t.dealt:
             raise RuntimeError("call reset() before step()")
-        total, _, count = t.step(agent_command(action, self.func.n_balls))
+        total, _, count = t.step(*deferred_agent_command(action, self.func.n_balls))
         row = _host_row(t.rows)  # the frame after the opponents' decisions, if any
         vals, obs, rewards = self._decode(row)
         mine, mine_vals = row, vals  # the agent's decision: without opponents, the frame's row

@@ -66,6 +66,26 @@ def test_built_in_opponents_are_deterministic_per_seed(opponent):
     assert digest(play(opponent, 8, 4)) != a
 
 
+@pytest.mark.parametrize("field, value", [("shot", np.array([np.nan, 1.0, 0, 0, 0], np.float32)),
+                                          ("cue_ball", 16), ("pocket", np.int64(6))])
+def test_a_bad_action_with_an_opponent_raises_before_the_opponent_plays(field, value):
+    """The single env sends a usual action's command before checking its values (the check
+    runs while the compiled step does): a bad value raises naming the field, the opponent
+    plays nothing, and the env goes on as if the call had not been made."""
+    env = gym.make(ENV_ID, opponent="ghost")
+    env.reset(seed=4)
+    env.action_space.seed(4)
+    good = env.action_space.sample()
+    with pytest.raises(ValueError, match=f"action.{field}"):
+        env.step({**good, field: value})
+    after = env.step(good)
+    fresh = gym.make(ENV_ID, opponent="ghost")
+    fresh.reset(seed=4)
+    twin = fresh.step(good)
+    assert all(np.array_equal(after[0][k], twin[0][k]) for k in after[0]) and after[1:4] == twin[1:4]
+    assert after[4]["opponent_strokes"] == twin[4]["opponent_strokes"]
+
+
 def test_callable_opponent_gets_valid_observations_with_player_1_to_play():
     env = gym.make(ENV_ID)
     space = env.observation_space

@@ -127,3 +127,48 @@ def test_search_with_the_sweep_aims_on_the_line_of_a_straight_pot_and_its_estima
              for k, v in action.items()}
     replay = agent.evaluate(state, tiled, jax.random.PRNGKey(1), noise=0.0)
     assert np.all(replay["next"].rewards[:, 0] == 1.0)
+
+
+@pytest.mark.parametrize("level", [0.0, 0.25, 1.0])
+def test_smooth_picks_with_the_noise_wide_kernel_and_estimates_with_a_narrow_one(level):
+    """search.smooth against its Gaussian weights worked out by hand: two strokes at the
+    same ball and pocket one tournament aim sigma apart share their copies, the value with
+    sigma max(level, 0.5) and the success with ESTIMATE_WIDTH x level; a third at another
+    pocket shares with neither; at noise 0 a success is the stroke's own (no 0 / 0)."""
+    from cuegym.agents import search as S
+    from cuegym.functional import FuncEnv
+    from cuegym.physics.noise import SIGMA_PHI
+
+    cands = {"shot": jnp.asarray([[0.5, 1.0, 0.0, 0.0, 0.0], [0.5 + SIGMA_PHI, 1.0, 0.0, 0.0, 0.0],
+                                  [0.5, 1.0, 0.0, 0.0, 0.0]]),
+             "place": jnp.zeros((3, 2)), "cue_ball": jnp.zeros(3, jnp.int32), "ball": jnp.ones(3, jnp.int32),
+             "pocket": jnp.asarray([2, 2, 4], jnp.int32), "choice": jnp.zeros(3, jnp.int32)}
+    value, success = S.smooth(FuncEnv(task="pot-shot"), cands, jnp.asarray([1.0, 0.0, 5.0]),
+                              jnp.asarray([1.0, 0.0, 1.0]), jnp.asarray(level))
+    w_value = math.exp(-0.5 / max(level, 0.5) ** 2)
+    w_success = math.exp(-0.5 / (S.ESTIMATE_WIDTH * level) ** 2) if level else 0.0
+    np.testing.assert_allclose(value, [1 / (1 + w_value), w_value / (1 + w_value), 5.0], rtol=1e-12)
+    np.testing.assert_allclose(success, [1 / (1 + w_success), w_success / (1 + w_success), 1.0], rtol=1e-12, atol=1e-15)
+
+
+def _calibration():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "experiments" / "search_calibration.py"
+    spec = importlib.util.spec_from_file_location("cuegym_experiment_search_calibration", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_search_estimate_is_the_replayed_rate_at_noise_0_and_a_rate_at_noise_1():
+    """experiments/search_calibration.py: at noise 0 every copy of a stroke plays the same, so
+    the estimate (the chosen stroke's own copies: the success kernel has no width) must equal
+    the replay exactly, 0 or 1; at noise 1 both are shares of 64 copies."""
+    cal = _calibration()
+    exact = cal.calibrate("pyramid-12ft", 0.0, 2, 0, **TINY)  # the default table: the other tests' programs
+    assert exact["estimate"] == exact["replayed"] and exact["replayed"] in (0.0, 0.5, 1.0)
+    noisy = cal.calibrate("pyramid-12ft", 1.0, 1, 0, **TINY)
+    assert noisy["copies"] == 64 and 0.0 <= noisy["estimate"] <= 1.0
+    assert 0.0 <= noisy["replayed"] <= 1.0 and abs(noisy["replayed"] * 64 - round(noisy["replayed"] * 64)) < 1e-9
