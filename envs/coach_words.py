@@ -38,7 +38,8 @@ import math
 
 import numpy as np
 
-GRAVITY = 9.81  # m/s^2
+from .physics import get_table
+
 FRACTIONS = ((1.0, "full ball"), (0.75, "3/4 ball"), (0.5, "1/2 ball"), (0.25, "1/4 ball"))
 THIN_BELOW = 0.125  # a fraction under this reads "thin"
 PACE_LENGTHS = (1.0, 3.0)  # table lengths the cue ball would travel: soft | medium | firm
@@ -113,7 +114,8 @@ def travel(speed: float, spec) -> float:
     """Metres the cue ball would travel on an empty table after a centre hit at cue speed
     ``speed`` (module docstring)."""
     v0 = ball_speed(speed, spec)
-    return v0 * v0 * (24 / 49) / (2 * spec.mu_slide * GRAVITY) + (5 / 7 * v0) ** 2 / (2 * spec.mu_roll * GRAVITY)
+    g = float(get_table(spec.name).gravity)  # the simulation's own g
+    return v0 * v0 * (24 / 49) / (2 * spec.mu_slide * g) + (5 / 7 * v0) ** 2 / (2 * spec.mu_roll * g)
 
 
 def pace_bands(spec) -> tuple[float, float]:

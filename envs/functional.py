@@ -821,7 +821,7 @@ def ghost_lag_speed(spec) -> float:
     ratio ``GHOST_LAG_REBOUND``, and the strike's ball/cue speed ratio for a natural-roll hit
     (J = 2 V / (1/m + 1/M + b^2 R^2 / I), the impulse model of cuegym.physics.strike)."""
     off = float(ru.contact_offset(spec))
-    decel = spec.mu_roll * 9.81
+    decel = spec.mu_roll * float(get_table(spec.name).gravity)  # the simulation's own g
     out_leg = spec.length - off - spec.head_line / 2
     back_leg = spec.length - 2 * off - GHOST_LAG_STOP
     v_ball = math.sqrt(2 * decel * out_leg + 2 * decel * back_leg / GHOST_LAG_REBOUND**2)
