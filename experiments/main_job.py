@@ -7,7 +7,7 @@ on the same layouts, write one table and the learning curve.
    once) on ``cuegym/PotShot-v0`` on ``pool-9ft`` at noise 1.0 and evaluates it every 10,000
    steps on ``--shots`` fixed episodes (seeds ``EVAL_SEED + k``); outputs in ``OUT/train``
    (``model.zip``, ``evaluations.json``, ``learning_curve.png``).
-2. ``experiments/evaluate_agents.py``'s evaluation plays the random, ghost-ball and search
+2. ``experiments/evaluate.py``'s evaluation plays the random, ghost-ball and search
    agents (:mod:`cuegym.agents`) on the same episodes (the single env seeded
    ``EVAL_SEED + k`` deals the layout of sub-env k of the vector env seeded ``EVAL_SEED``).
 3. ``OUT/main_job.md`` and ``OUT/main_job.json``: pot rate with a 95 % interval and the time
@@ -32,18 +32,19 @@ NOISE = 1.0
 
 def _load(name: str):
     """An experiments/ script as a module (experiments/ is not a package)."""
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, HERE / f"{name}.py")
+    module_name = f"cuegym_experiments_{name}"  # not a bare "evaluate" or "train" another package may own
+    if module_name in sys.modules:
+        return sys.modules[module_name]
+    spec = importlib.util.spec_from_file_location(module_name, HERE / f"{name}.py")
     mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
+    sys.modules[module_name] = mod
     spec.loader.exec_module(mod)
     return mod
 
 
 def run(steps: int, shots: int, search_shots: int, out: Path, seed: int = 0) -> dict:
     """Train, evaluate, write the outputs; returns the JSON record."""
-    train, agents = _load("train"), _load("evaluate_agents")
+    train, agents = _load("train"), _load("evaluate")
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     cfg = train.Config(env="cuegym/PotShot-v0", algo="ppo", steps=steps, seed=seed, table=TABLE, noise=NOISE,

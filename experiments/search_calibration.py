@@ -7,7 +7,7 @@ replayed C x S times (the agent's lanes, all on that one stroke) under fresh noi
 same level (:meth:`SearchAgent.evaluate` with the stroke in every candidate slot: identical
 candidates share their copies), which measures its success to about +-0.015. Prints a JSON
 line per (table, noise): the mean estimate, the mean replayed rate and their difference.
-A pot drawn once per layout (``evaluate_agents.py``) measures the same rate, with the
+A pot drawn once per layout (``evaluate.py``) measures the same rate, with the
 noise of one Bernoulli draw a layout.
 
     python experiments/search_calibration.py --tables pool-9ft pyramid-12ft --noise 0.25 1 --layouts 30

@@ -1,4 +1,4 @@
-"""Head-to-head frames of experiments/evaluate_agents.py (``--frames``): the break count's
+"""Head-to-head frames of experiments/evaluate.py (``--frames``): the break count's
 definition on hand-written decision sequences (points, and balls from ``info["potted"]``,
 also through play_frame on a scripted env), and two short seeded Russian pyramid frames
 between random agents checked against an independent replay of the same frames through the
@@ -19,8 +19,8 @@ MAX_SHOTS = 6  # decisions a frame: short frames, the same compiled programs as 
 
 
 def _load():
-    spec = importlib.util.spec_from_file_location("cuegym_experiment_evaluate_agents",
-                                                  EXPERIMENTS / "evaluate_agents.py")
+    spec = importlib.util.spec_from_file_location("cuegym_experiment_evaluate",
+                                                  EXPERIMENTS / "evaluate.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod

@@ -86,7 +86,7 @@ def test_AM_09_every_ball_pocketed_on_a_correct_stroke_is_potted():
 def test_AM_17_a_ball_paying_a_debt_is_potted_though_the_count_stays():
     """The striker owes a ball: the ball he pockets pays it and goes back to the rear
     cushion (AM-17, AM-14), so his count does not change, but he potted a ball that counts:
-    a break in balls is one longer (experiments/evaluate_agents.py)."""
+    a break in balls is one longer (experiments/evaluate.py)."""
     owner, owned_at = -np.ones(N, int), -np.ones(N, int)
     owner[[3, 5]], owned_at[[3, 5]] = 1, [0, 1]
     env, before, after, info = play("cuegym/Americanka-v0", {0: POT_FROM, 1: POT_TO, 8: (0.4, 1.0)},

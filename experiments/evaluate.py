@@ -5,8 +5,8 @@ and the agent's key is ``PRNGKey(--seed + i)``), under the env's execution noise
 level given; the search agent scores its candidates at that same level. Writes
 ``agents_potshot.json`` and ``agents_potshot.md`` into ``--out``.
 
-    python experiments/evaluate_agents.py                       # 1000 shots each (long: the search takes ~1.5 s a shot)
-    python experiments/evaluate_agents.py --shots 1000 --search-shots 100
+    python experiments/evaluate.py                       # 1000 shots each (long: the search takes ~1.5 s a shot)
+    python experiments/evaluate.py --shots 1000 --search-shots 100
 
 With ``--frames N`` it plays head-to-head frames instead, for every two-player game and
 agent pair given (:func:`run_frames`): frame f is the env reset with seed ``--seed + f``
@@ -18,8 +18,8 @@ depends on its seed alone, so disjoint seed ranges run in parallel processes (``
 settings resumes after the last frame recorded), ``agents_frames.json``, ``agents_frames.md``
 and, with matplotlib, ``agents_frames.png`` into ``--out``.
 
-    python experiments/evaluate_agents.py --frames 100 --pairs search:ghost --games RussianPyramid-v0 --out /tmp/f
-    python experiments/evaluate_agents.py --frames 4 --pairs ghost:random --games all --out /tmp/f
+    python experiments/evaluate.py --frames 100 --pairs search:ghost --games RussianPyramid-v0 --out /tmp/f
+    python experiments/evaluate.py --frames 4 --pairs ghost:random --games all --out /tmp/f
 """
 
 from __future__ import annotations
@@ -102,7 +102,7 @@ BREAK_UNIT = {"cuegym/RussianPyramid-v0": "points", "cuegym/Americanka-v0": "bal
 # decisions that are not strokes of the frame: a lag stroke (it scores nothing and does not
 # count, docs/envs.md), Moscow pyramid's removal, the answer to a snooker foul, the finished frame
 NOT_A_STROKE = ("lag", "remove_ball", "foul_choice", "house_choice", "frame_over")
-FRAMES_KIND = "cuegym.evaluate_agents.frames"
+FRAMES_KIND = "cuegym.evaluate.frames"
 
 
 def parse_pairs(text: str) -> list[tuple[str, str]]:
@@ -528,7 +528,7 @@ def main(argv=None):
     knobs = {k: getattr(args, k) for k in ("candidates", "samples", "rounds") if getattr(args, k) is not None}
     if args.time_budget is not None:
         knobs["time_budget"] = args.time_budget
-    command = "python experiments/evaluate_agents.py " + " ".join(argv if argv is not None else os.sys.argv[1:])
+    command = "python experiments/evaluate.py " + " ".join(argv if argv is not None else os.sys.argv[1:])
     if args.frames is not None:
         report = run_frames(games, pairs, args.frames, seed=args.seed,
                             noise=args.noise[0] if args.noise else 1.0, max_shots=args.max_shots, knobs=knobs,
@@ -546,7 +546,7 @@ def main(argv=None):
                 rows.append(row)
                 print(json.dumps(row), flush=True)
     report = {
-        "kind": "cuegym.evaluate_agents", "env": ENV_ID,
+        "kind": "cuegym.evaluate", "env": ENV_ID,
         "timestamp": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "machine": f"{os.cpu_count()} CPUs, {platform.machine()}, JAX {jax.__version__} {jax.default_backend()}",
         "command": command,
