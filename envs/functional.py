@@ -846,7 +846,7 @@ def ghost_action(env: FuncEnv, state: EnvState) -> dict:
       hit at 2.5 m/s on the nearest object ball. A ball in hand goes to :func:`ghost_spot`.
     * Americanka, where a stroke that pots nothing must be a legal safety (AM-10..13,
       RU-GEN-47): each pot is played at least at :func:`cuegym.ghost_safety.miss_speed` (a
-      miss still carries the object ball to two cushions, AM-12), up to 4 m/s; with nothing
+      miss still carries the object ball to two cushions, AM-12), up to 6 m/s; with nothing
       kept, :func:`cuegym.ghost_safety.safety` with ``two_cushions`` (struck at centre).
     * Remove_ball (Moscow): the object ball nearest a pocket.
     * Lag: from the middle of its half of the house, straight up the table at
