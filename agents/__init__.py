@@ -4,6 +4,8 @@
 * :class:`GhostBallAgent` — ghost-ball geometry: the easiest pot first, a safety otherwise.
 * :class:`SearchAgent` — candidate strokes simulated under execution noise, scored by the
   referee's points and the position left.
+* :class:`ResidualShot` — not an agent but a learner's action space: corrections to a base
+  agent's stroke (:func:`make_residual_env` for stable-baselines3).
 
 Each is built for an env id (with its options) or a :class:`cuegym.functional.FuncEnv`, and
 ``agent.as_opponent(seed)`` is a callable opponent for ``gymnasium.make(id, opponent=...)``.
@@ -12,10 +14,11 @@ docs/agents.md describes them and the figures measured.
 
 from .base import Agent, make_func_env, state_from_observation
 from .baselines import GhostBallAgent, RandomAgent
+from .residual import ResidualShot, make_residual_env
 from .search import Budget, SearchAgent
 
 AGENTS = {"random": RandomAgent, "ghost": GhostBallAgent, "search": SearchAgent}
 """Name -> agent class."""
 
-__all__ = ["AGENTS", "Agent", "Budget", "GhostBallAgent", "RandomAgent", "SearchAgent", "make_func_env",
-           "state_from_observation"]
+__all__ = ["AGENTS", "Agent", "Budget", "GhostBallAgent", "RandomAgent", "ResidualShot", "SearchAgent",
+           "make_func_env", "make_residual_env", "state_from_observation"]

@@ -2,12 +2,13 @@
 
     python experiments/train.py --env cuegym/PotShot-v0 --algo ppo|sac --steps 60000 --seed 0 \\
         [--num-envs 8] [--eval-every 10000] [--eval-episodes 512] [--out results/train] \\
-        [--table pool-9ft] [--noise 1.0] [--opponent random|ghost] [--wrapper shot_only|flatten] \\
+        [--table pool-9ft] [--noise 1.0] [--opponent random|ghost] [--wrapper shot_only|flatten|residual] \\
         [--vec auto|native|dummy] [--bench-vec STEPS]   (--help: every flag; docs/training.md)
 
 The learner sees the env through :mod:`cuegym.wrappers`: a Box action in [-1, 1]
 (``ShotOnly``: the five shot parameters, the rest by the heuristic; ``--wrapper flatten``:
-the whole Dict action) and the flat observation. Training runs ``--num-envs`` tables at once,
+the whole Dict action; ``--wrapper residual``: corrections to the ghost-ball agent's stroke,
+:mod:`cuegym.agents.residual`) and the flat observation. Training runs ``--num-envs`` tables at once,
 either through :class:`NativeVecEnv` (an SB3 ``VecEnv`` over the native JAX vector env: one
 compiled call steps every table) or SB3's ``DummyVecEnv`` over single envs; ``--vec auto``
 takes the native one where it applies (the one-stroke tasks, below) and ``--bench-vec N``
@@ -40,6 +41,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import gymnasium as gym
+import jax
 import numpy as np
 import torch
 from gymnasium import spaces
@@ -51,10 +53,16 @@ from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv
 import cuegym
 from cuegym import wrappers as W
 from cuegym._cache import enable_compilation_cache
+from cuegym.agents.residual import ResidualShot, make_residual_env
 
 ONE_STROKE = ("cuegym/PotShot-v0", "cuegym/Lag-v0")
 """Ids whose every episode is one decision: all tables end together, which the native
 adapter needs (:class:`NativeVecEnv`)."""
+WRAPPERS = ("shot_only", "flatten", "residual")
+"""The learner's action: the shot with the rest by the heuristic (``ShotOnly``), the whole
+Dict action (``FlattenDictAction``), or corrections to the ghost-ball agent's stroke
+(:class:`cuegym.agents.residual.ResidualShot`; ``--shot-high`` does not apply)."""
+GHOST_KEY = jax.random.PRNGKey(0)  # the ghost-ball agent draws nothing: any key
 TWO_PLAYER = ("cuegym/RussianPyramid-v0", "cuegym/Americanka-v0", "cuegym/MoscowPyramid-v0")
 EVAL_BATCH = 64
 """Tables per evaluation call: the batch the env tests compile, so the program is cached."""
@@ -106,8 +114,8 @@ class Config:
                 raise ValueError(f"{name}: an integer >= 1, got {getattr(self, name)}")
         if self.opponent not in ("random", "ghost"):
             raise ValueError(f"opponent: 'random' or 'ghost', got {self.opponent!r}")
-        if self.wrapper not in ("shot_only", "flatten"):
-            raise ValueError(f"wrapper: 'shot_only' or 'flatten', got {self.wrapper!r}")
+        if self.wrapper not in WRAPPERS:
+            raise ValueError(f"wrapper: one of {list(WRAPPERS)}, got {self.wrapper!r}")
         if self.vec not in ("auto", "native", "dummy"):
             raise ValueError(f"vec: 'auto', 'native' or 'dummy', got {self.vec!r}")
         if self.vec == "native" and self.env not in ONE_STROKE:
@@ -166,6 +174,8 @@ class LaneCodec:
         self.flat_obs = W.FlatObservation(base)
         if wrapper == "shot_only":
             self.act = W.ShotOnly(base, shot_high=shot_high)
+        elif wrapper == "residual":
+            self.act = ResidualShot(base)  # the ghost-ball agent's stroke, corrected
         else:
             self.act = W.FlattenDictAction(base, shot_high=shot_high)
         self.observation_space = self.flat_obs.observation_space
@@ -193,6 +203,8 @@ class LaneCodec:
                 shot = W.decode_shot(v.copy(), self.act.shot_low, self.act.shot_high)
                 d = W.heuristic_decisions(self.lane(obs, i), self.table, float(shot[0]))
                 d["shot"] = shot.astype(np.float32)
+            elif self.wrapper == "residual":  # ResidualShot on lane i (the ghost's key is not used)
+                d, _, _ = self.act.decide(v, self.lane(obs, i), GHOST_KEY)
             else:
                 d = self.act.action(v)
             per_lane.append(d)
@@ -287,6 +299,8 @@ class NativeVecEnv(VecEnv):
 def make_dummy(cfg: Config):
     """SB3's DummyVecEnv over ``num_envs`` single envs (``make_sb3_env``), each in a Monitor."""
     def one():
+        if cfg.wrapper == "residual":
+            return Monitor(make_residual_env(cfg.env, **cfg.env_kwargs()))
         return Monitor(W.make_sb3_env(cfg.env, mode=cfg.wrapper, shot_high=cfg.shot_high, **cfg.env_kwargs()))
 
     return DummyVecEnv([one] * cfg.num_envs)
@@ -518,7 +532,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--cut", type=_floats, default=None, metavar="LOW,HIGH",
                    help="PotShot: cut angle range [degrees] (env default 0,45)")
     p.add_argument("--opponent", default=d.opponent, choices=["random", "ghost"], help="two-player games only")
-    p.add_argument("--wrapper", default=d.wrapper, choices=["shot_only", "flatten"])
+    p.add_argument("--wrapper", default=d.wrapper, choices=list(WRAPPERS),
+                   help="the learner's action: shot_only, flatten, or residual (corrections to the ghost's stroke)")
     p.add_argument("--vec", default=d.vec, choices=["auto", "native", "dummy"],
                    help="SB3 vector env: the native JAX one (one-stroke tasks) or DummyVecEnv; auto picks")
     p.add_argument("--shot-high", type=_floats, default=d.shot_high,
