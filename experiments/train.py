@@ -62,7 +62,6 @@ WRAPPERS = ("shot_only", "flatten", "residual")
 """The learner's action: the shot with the rest by the heuristic (``ShotOnly``), the whole
 Dict action (``FlattenDictAction``), or corrections to the ghost-ball agent's stroke
 (:class:`cuegym.agents.residual.ResidualShot`; ``--shot-high`` does not apply)."""
-GHOST_KEY = jax.random.PRNGKey(0)  # the ghost-ball agent draws nothing: any key
 TWO_PLAYER = ("cuegym/RussianPyramid-v0", "cuegym/Americanka-v0", "cuegym/MoscowPyramid-v0")
 EVAL_BATCH = 64
 """Tables per evaluation call: the batch the env tests compile, so the program is cached."""
@@ -176,6 +175,7 @@ class LaneCodec:
             self.act = W.ShotOnly(base, shot_high=shot_high)
         elif wrapper == "residual":
             self.act = ResidualShot(base)  # the ghost-ball agent's stroke, corrected
+            self.ghost_key = jax.random.PRNGKey(0)  # the ghost-ball agent draws nothing: any key
         else:
             self.act = W.FlattenDictAction(base, shot_high=shot_high)
         self.observation_space = self.flat_obs.observation_space
@@ -204,7 +204,7 @@ class LaneCodec:
                 d = W.heuristic_decisions(self.lane(obs, i), self.table, float(shot[0]))
                 d["shot"] = shot.astype(np.float32)
             elif self.wrapper == "residual":  # ResidualShot on lane i (the ghost's key is not used)
-                d, _, _ = self.act.decide(v, self.lane(obs, i), GHOST_KEY)
+                d, _, _ = self.act.decide(v, self.lane(obs, i), self.ghost_key)
             else:
                 d = self.act.action(v)
             per_lane.append(d)
