@@ -4,15 +4,15 @@
 
 Each id (opponent None, random shots) as the Gymnasium single env (``gymnasium.make``), the
 native vector env (``gymnasium.make_vec``) at 1, 64 and 1024 envs (``--quick``: 1 and 64,
-fewer steps) and the functional program (``cuegym.functional.batched(env).step`` on device
+fewer steps) and the functional program (``cuegym.envs.functional.batched(env).step`` on device
 arrays); for the single env also the share of ``env.step`` spent outside the compiled
 program (target under 10 %). Writes the JSON (and a ``.md`` beside it) and prints the
-markdown tables. The logic lives in :mod:`cuegym.bench_env`.
+markdown tables. The logic lives in :mod:`cuegym.tools.bench_env`.
 """
 
 import sys
 
-from cuegym.bench_env import main
+from cuegym.tools.bench_env import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -10,12 +10,12 @@ persistent compilation cache (every run also reports its own compile time, no ca
 batched runs go through ``simulate_many`` (lanes that refill, the tail of long shots moved
 into programs of fewer lanes) under the simulator's event cap (1500). Writes
 the JSON (and a ``.md`` beside it) and prints the markdown tables. The logic lives in
-:mod:`cuegym.bench` (``run_suite``); ``cuegym bench`` runs a single configuration.
+:mod:`cuegym.tools.bench` (``run_suite``); ``cuegym bench`` runs a single configuration.
 """
 
 import sys
 
-from cuegym.bench import suite_main
+from cuegym.tools.bench import suite_main
 
 if __name__ == "__main__":
     sys.exit(suite_main())

@@ -1,14 +1,14 @@
 """The built-in ghost against itself on a batch of tables: how often it fouls, which clauses
 rule its strokes, and how many balls it counts.
 
-B tables of the functional env (:mod:`cuegym.functional`), keys ``split(PRNGKey(--seed),
-B)``, play ``--decisions`` decisions each, both sides by :func:`cuegym.functional.ghost_action`
+B tables of the functional env (:mod:`cuegym.envs.functional`), keys ``split(PRNGKey(--seed),
+B)``, play ``--decisions`` decisions each, both sides by :func:`cuegym.envs.functional.ghost_action`
 under the env's execution noise; decision d steps with ``split(PRNGKey(1000 + 100 * seed +
 d), B)``. A stroke counts when the table was live before it and a stroke was played (not a
 removal or a foul answer). Prints one JSON line per game: strokes, fouls, balls counted for
 the striker (``EnvState.potted``) and the ten clauses most often applied.
 
-``--pot-cap`` sets ``cuegym.ghost_safety.MAX_POT_SPEED`` (Americanka's ceiling on a pot
+``--pot-cap`` sets ``cuegym.envs.ghost_safety.MAX_POT_SPEED`` (Americanka's ceiling on a pot
 raised to its miss speed) before anything is traced, to compare ceilings side by side:
 
     python experiments/ghost_selfplay.py --games americanka --tables 128 --decisions 16 --seed 1 --pot-cap 4
@@ -28,7 +28,7 @@ def selfplay(game: str, tables: int, decisions: int, seed: int, noise: float = 1
     import jax
     import numpy as np
 
-    from cuegym import functional as F
+    from cuegym.envs import functional as F
     from cuegym.rules import catalogue
 
     env = F.FuncEnv(task=game, noise=noise)
@@ -58,7 +58,7 @@ def selfplay(game: str, tables: int, decisions: int, seed: int, noise: float = 1
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--games", nargs="+", default=["russian-pyramid", "americanka", "moscow-pyramid"],
-                   help="functional task names (cuegym.functional.TASKS)")
+                   help="functional task names (cuegym.envs.functional.TASKS)")
     p.add_argument("--tables", type=int, default=64)
     p.add_argument("--decisions", type=int, default=12)
     p.add_argument("--seed", type=int, default=0)
@@ -68,7 +68,7 @@ def main(argv=None):
     if args.pot_cap is not None:
         if not 0 < args.pot_cap <= 10:
             p.error(f"--pot-cap: a speed in (0, 10] m/s, got {args.pot_cap}")
-        from cuegym import ghost_safety
+        from cuegym.envs import ghost_safety
 
         ghost_safety.MAX_POT_SPEED = args.pot_cap  # read when the programs are traced, below
     for game in args.games:

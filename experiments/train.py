@@ -5,7 +5,7 @@
         [--table pool-9ft] [--noise 1.0] [--opponent random|ghost] [--wrapper shot_only|flatten|residual] \\
         [--vec auto|native|dummy] [--bench-vec STEPS]   (--help: every flag; docs/training.md)
 
-The learner sees the env through :mod:`cuegym.wrappers`: a Box action in [-1, 1]
+The learner sees the env through :mod:`cuegym.envs.wrappers`: a Box action in [-1, 1]
 (``ShotOnly``: the five shot parameters, the rest by the heuristic; ``--wrapper flatten``:
 the whole Dict action; ``--wrapper residual``: corrections to the ghost-ball agent's stroke,
 :mod:`cuegym.agents.residual`) and the flat observation. Training runs ``--num-envs`` tables at once,
@@ -51,7 +51,7 @@ from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv
 
 import cuegym
-from cuegym import wrappers as W
+from cuegym.envs import wrappers as W
 from cuegym._cache import enable_compilation_cache
 from cuegym.agents.residual import ResidualShot, make_residual_env
 
@@ -149,7 +149,7 @@ class Config:
 
 class _Spaces(gym.Env):
     """Only the spaces and the configuration of a cuegym env, so that the wrappers
-    (:class:`cuegym.wrappers.FlatObservation`, ``ShotOnly``, ``FlattenDictAction``) encode
+    (:class:`cuegym.envs.wrappers.FlatObservation`, ``ShotOnly``, ``FlattenDictAction``) encode
     and decode the lanes of a vector env without a single env per lane."""
 
     def __init__(self, venv):

@@ -72,7 +72,7 @@ def load(env, xy, on, **game):
     import jax
     import jax.numpy as jnp
 
-    from cuegym.gym_env import _numpy_obs
+    from cuegym.envs.gym_env import _numpy_obs
 
     t = env.unwrapped._tables
     s = t.state

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import cuegym  # noqa: F401  (registers the ids)
-from cuegym import functional as F
+from cuegym.envs import functional as F
 from cuegym.agents import GhostBallAgent, RandomAgent, SearchAgent, make_func_env
 from cuegym.physics import POCKETS, get_table
 from cuegym.rules import russian as ru
@@ -120,7 +120,7 @@ def test_snooker_agents_place_in_the_D_nominate_and_answer_fouls():
 
 
 def _obs(env_id, xy, on, phase, to_play=0, owner=None):
-    """The env's observation of a hand-built state (cuegym.functional)."""
+    """The env's observation of a hand-built state (cuegym.envs.functional)."""
     env = make_func_env(env_id)
     n = env.n_balls
     s = F.init(env, jax.random.PRNGKey(0))

@@ -2,7 +2,7 @@
 random reachable states of each id, and the agents on golf.
 
 The states: for each id one batch of B = 64 tables is dealt and played STEPS decisions
-inside the env's own batched program (:func:`cuegym.functional.batched`), even lanes by the
+inside the env's own batched program (:func:`cuegym.envs.functional.batched`), even lanes by the
 built-in random opponent, odd lanes by the built-in ghost (which gets deeper into a frame);
 the two-player games' lag is the deal of a second batch with ``lag_break``; golf's lanes
 have 3 and 6 players (a traced option). B is the search's 16 x 4 lanes of
@@ -33,7 +33,7 @@ import numpy as np
 import pytest
 
 import cuegym
-from cuegym import functional as F
+from cuegym.envs import functional as F
 from cuegym.agents import GhostBallAgent, RandomAgent, SearchAgent, make_func_env, state_from_observation
 from cuegym.agents.base import observation_arrays
 from cuegym.physics import get_table
@@ -48,7 +48,7 @@ B = 64
 # less, and golf reaches a ball in hand only after a few fouls; PotShot and Lag-v0 end after
 # one. A snooker batch step takes about a minute on the shared 2-core machine, and every
 # break of the batch fouls: snooker plays on to the answer (normal play), American snooker,
-# whose agents run the same code (cuegym.functional_snooker), stops at the foul
+# whose agents run the same code (cuegym.envs.functional_snooker), stops at the foul
 STEPS = {"pot-shot": 1, "lag": 1, "golf": 24, "snooker": 2, "american-snooker": 1}
 DEFAULT_STEPS = 6
 PER_PHASE = 4

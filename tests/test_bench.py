@@ -1,10 +1,10 @@
-"""Smoke test of the physics benchmark (cuegym.bench): it runs and its JSON is sane."""
+"""Smoke test of the physics benchmark (cuegym.tools.bench): it runs and its JSON is sane."""
 
 import json
 
 import pytest
 
-from cuegym import bench
+from cuegym.tools import bench
 
 
 def _run(capsys, *extra):

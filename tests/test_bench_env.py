@@ -1,4 +1,4 @@
-"""Smoke test of the environment benchmark (cuegym.bench_env): its quick path runs at a tiny
+"""Smoke test of the environment benchmark (cuegym.tools.bench_env): its quick path runs at a tiny
 size and writes sane JSON and markdown; and the single env's host path (the record the
 benchmark made it read) hands out fresh, writable observation arrays."""
 
@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from cuegym import bench_env
+from cuegym.tools import bench_env
 
 ENV_ID = "cuegym/Lag-v0"  # one ball: its programs compile in seconds
 

@@ -1,4 +1,4 @@
-"""``cuegym check-determinism`` (cuegym.determinism), run in-process through cli.main.
+"""``cuegym check-determinism`` (cuegym.tools.determinism), run in-process through cli.main.
 
 Cheap by construction: PotShot-v0 and Lag-v0 (2 and 1 balls), the single env and a vector
 env of one (the same compiled program), 20 steps; the malformed-input cases stop before
@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 import env_api
-from cuegym import cli
-from cuegym import determinism as D
+from cuegym.tools import cli
+from cuegym.tools import determinism as D
 
 IDS = ("cuegym/PotShot-v0", "cuegym/Lag-v0")
 SEEDS = (0, 1)

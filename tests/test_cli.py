@@ -14,7 +14,7 @@ import types
 
 import pytest
 
-from cuegym import cli
+from cuegym.tools import cli
 from cuegym.physics import CUSHIONS, KIND_NAMES, POCKETS
 from cuegym.positions import EXAMPLES_DIR, load_position
 
@@ -127,7 +127,7 @@ def test_next_position_chains(example_runs, tmp_path):
     cue = "cue" if "cue" in balls else next(iter(balls))
     call = {"ball": min((b for b in balls if b != "cue"), key=int), "pocket": "FR"}  # RP-08: always a call
     shot = {"cue_ball": cue, "phi": 0.3, "speed": 2.0, "b": 0.1, "call": call}
-    proc = run("simulate", str(f), "--shot", json.dumps(shot), module="cuegym.cli")
+    proc = run("simulate", str(f), "--shot", json.dumps(shot), module="cuegym.tools.cli")
     assert proc.returncode == 0, proc.stderr
     second = json.loads(proc.stdout)
     check_result(second, load_position(str(f)))
@@ -214,9 +214,9 @@ def test_bad_arguments_exit_2(capsys):
 
 def test_bench_is_forwarded(monkeypatch):
     seen = []
-    fake = types.ModuleType("cuegym.bench")
+    fake = types.ModuleType("cuegym.tools.bench")
     fake.main = lambda argv: seen.append(argv) or 0
-    monkeypatch.setitem(sys.modules, "cuegym.bench", fake)
+    monkeypatch.setitem(sys.modules, "cuegym.tools.bench", fake)
     assert cli.main(["bench", "--table", "pyramid-12ft", "--batch", "8", "--json"]) == 0
     assert seen == [["--table", "pyramid-12ft", "--batch", "8", "--json"]]
 

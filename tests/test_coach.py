@@ -1,4 +1,4 @@
-"""``cuegym suggest`` and :mod:`cuegym.coach`: suggestions for coaches.
+"""``cuegym suggest`` and :mod:`cuegym.tools.coach`: suggestions for coaches.
 
 Cheap by construction: one search budget throughout (16 candidates x 4 samples, one round:
 the search programs of tests/test_agents.py's TINY), Russian pyramid positions of a few
@@ -19,8 +19,8 @@ import zlib
 import numpy as np
 import pytest
 
-from cuegym import cli, coach
-from cuegym import coach_words as W
+from cuegym.tools import cli, coach
+from cuegym.tools import coach_words as W
 from cuegym.physics import POCKETS, get_spec, get_table
 from cuegym.physics.strike import squirt_angle
 from cuegym.rules.catalogue import get
@@ -97,7 +97,7 @@ def test_aim_words_match_ghost_ball_geometry():
 
 
 def test_tip_words_follow_the_strike_conventions():
-    # physics/strike.py: a > 0 is the striker's right, b > 0 above centre (follow)
+    # cuegym/physics/strike.py: a > 0 is the striker's right, b > 0 above centre (follow)
     assert W.tip(0.3, 0.4)["words"].startswith("follow 0.40 R, right side 0.30 R")
     assert W.tip(-0.2, -0.3)["words"].startswith("draw 0.30 R, left side 0.20 R")
     assert W.tip(0.0, 0.0)["words"].startswith("centre (stun), no side")
@@ -257,7 +257,7 @@ def _png_size(data: bytes):
 @pytest.mark.parametrize("ext", ["svg", "png", "html"])
 def test_picture_files(ext, straight, straight_file, tmp_path, capsys):
     from cuegym.positions import load_position
-    from cuegym.render import frame
+    from cuegym.envs.render import frame
 
     path = tmp_path / f"out.{ext}"
     data = coach.picture(load_position(STRAIGHT), straight, ext)

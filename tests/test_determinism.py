@@ -8,8 +8,18 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from cuegym.physics import (SLIDING, Shot, at_rest, get_spec, get_table, make_shot, perturb, simulate, simulate_batch,
-                            simulate_many)
+from cuegym.physics import (
+    SLIDING,
+    Shot,
+    at_rest,
+    get_spec,
+    get_table,
+    make_shot,
+    perturb,
+    simulate,
+    simulate_batch,
+    simulate_many,
+)
 from cuegym.physics.racks import pyramid_rack, random_positions
 from cuegym.physics.simulate import DEFAULT_LOG_CAPACITY, DEFAULT_MAX_EVENTS, _simulate_lanes
 

@@ -209,7 +209,7 @@ def test_the_sb3_wrappers_step_golf(mode):
     one Box vector per observation, (7 × 3 balls) + one-hots of phase (9), to_play (6),
     opening (2), num_players (7) + scores (6) + three masks (3 × 7) + target_pocket (6) = 78
     values, and Box actions step the game."""
-    from cuegym.wrappers import make_sb3_env
+    from cuegym.envs.wrappers import make_sb3_env
 
     env = make_sb3_env(ENV_ID, mode, num_players=3)
     obs, _ = env.reset(seed=0)

@@ -6,7 +6,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from cuegym import functional as F
+from cuegym.envs import functional as F
 from cuegym.rules import russian as ru
 
 from env_api import action

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import cuegym  # noqa: F401  (registers the ids)
-from cuegym import functional as F
+from cuegym.envs import functional as F
 from env_api import action, layout, load
 
 ENV_ID = "cuegym/RussianPyramid-v0"

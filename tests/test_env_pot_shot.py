@@ -33,11 +33,11 @@ def test_straight_pot_without_noise_scores_one():
 
 def test_rgb_array_draws_the_layout_and_the_last_stroke():
     """render(): the balls where the state has them and the cue ball's path along the
-    straight line it was struck on (no noise), in the frame of cuegym.render (head at the
+    straight line it was struck on (no noise), in the frame of cuegym.envs.render (head at the
     bottom); before any stroke nothing is drawn along that line."""
     import gymnasium as gym
 
-    from cuegym import render as R
+    from cuegym.envs import render as R
 
     env = gym.make(ENV_ID, noise=0.0, distance=(0.4, 0.4), cut=(0.0, 0.0), render_mode="rgb_array")
     obs, _ = env.reset(seed=1)
@@ -60,8 +60,8 @@ def test_rgb_array_draws_the_layout_and_the_last_stroke():
 def test_human_mode_is_offered_only_with_a_display():
     """Without a display CueEnv refuses "human" at construction (gymnasium.make would then
     wrap an rgb_array env in its own HumanRendering)."""
-    from cuegym import render as R
-    from cuegym.gym_env import RENDER_MODES, CueEnv
+    from cuegym.envs import render as R
+    from cuegym.envs.gym_env import RENDER_MODES, CueEnv
 
     if R._has_display():
         assert "human" in RENDER_MODES

@@ -5,7 +5,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from cuegym import functional as F
+from cuegym.envs import functional as F
 from cuegym.physics import get_spec
 from cuegym.physics.racks import pyramid_rack
 
@@ -103,7 +103,7 @@ def test_lag_is_repeated_on_a_tie_or_when_both_lose():
 def test_seventy_all_goes_to_a_lag_then_sudden_death():
     """RP-17/18: the stroke that makes 70:70 puts the last ball pocketed back on the rear
     spot, the cue ball is taken up and a lag decides who plays from hand; RP-19: sudden
-    death. The pot is envs/examples/pot-7 (ball 7 into FR)."""
+    death. The pot is cuegym/examples/pot-7 (ball 7 into FR)."""
     env = gym.make(ENV_ID, noise=0.0)
     env.reset(seed=0)
     xy, on = layout(16, {0: (0.875, 2.65), 7: (1.375, 3.15), 1: (0.5, 1.0)})

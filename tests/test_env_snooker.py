@@ -7,7 +7,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from cuegym import functional as F
+from cuegym.envs import functional as F
 from cuegym.physics import get_spec, get_table
 from cuegym.rules import snooker as sn
 from cuegym.rules.snooker_sight import in_d

@@ -1,5 +1,5 @@
 """The ghost-ball agent's and the built-in ghost's Americanka safety
-(cuegym.ghost_safety.safety with ``two_cushions``, re-exported by cuegym.agents.geometry):
+(cuegym.envs.ghost_safety.safety with ``two_cushions``, re-exported by cuegym.agents.geometry):
 when no pot is on, the stroke must still be a legal safety (AM-10..12), else it is a foul
 (AM-13, RU-GEN-47).
 
@@ -118,14 +118,14 @@ def test_cushion_legs_follow_the_mirror_path_to_a_second_cushion():
 
 
 def test_AM_12_builtin_ghost_safety_is_ruled_legal():
-    """The built-in ghost (``opponent="ghost"``, :func:`cuegym.functional.ghost_action`),
+    """The built-in ghost (``opponent="ghost"``, :func:`cuegym.envs.functional.ghost_action`),
     noise 0, Americanka: on the opening stroke from hand (the rack leaves no pot on) it
-    plays its two-cushion safety (:func:`cuegym.ghost_safety.safety`, struck at centre:
+    plays its two-cushion safety (:func:`cuegym.envs.ghost_safety.safety`, struck at centre:
     b = 0), and with the hand ball put in play below the rack (a pot on, played at least
-    at :func:`cuegym.ghost_safety.miss_speed`) each stroke that pots nothing is still ruled
+    at :func:`cuegym.envs.ghost_safety.miss_speed`) each stroke that pots nothing is still ruled
     a legal safety: no AM-13 / RU-GEN-47 and no other foul, AM-10, AM-11 or AM-12 met. The
     single env's own compiled step plays it (the opponent code is traced: no new program)."""
-    from cuegym import functional as F
+    from cuegym.envs import functional as F
 
     env = gym.make(ENV_ID, noise=0.0)
     env.reset(seed=0)

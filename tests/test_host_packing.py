@@ -1,4 +1,4 @@
-"""The host fronts' packing (cuegym.packing, cuegym.gym_env's command): a tree packed into
+"""The host fronts' packing (cuegym.envs.packing, cuegym.envs.gym_env's command): a tree packed into
 int32 words and read back is the same tree bit for bit, traced or on the host; the single
 env's quick command path packs an action exactly as the general path does and leaves
 every bad action to the general path's errors. No env program is compiled here (a small
@@ -9,9 +9,9 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from cuegym import gym_env as G
-from cuegym import functional as F
-from cuegym.packing import Packing
+from cuegym.envs import gym_env as G
+from cuegym.envs import functional as F
+from cuegym.envs.packing import Packing
 
 N_BALLS = 16
 

@@ -1,4 +1,4 @@
-"""The PettingZoo AEC env (cuegym.pettingzoo): PettingZoo's own API test, turns and rewards
+"""The PettingZoo AEC env (cuegym.envs.pettingzoo): PettingZoo's own API test, turns and rewards
 against the game's definition (docs/envs.md), seeding, and bad input.
 
 Cheap by construction: the envs run the single-env programs the Gymnasium env tests compile
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from pettingzoo.test import api_test  # the pettingzoo extra (scripts/test.sh installs it)
 
-from cuegym import pettingzoo as cpz
+from cuegym.envs import pettingzoo as cpz
 
 # The Dict observation and action spaces are the single env's (standard for this project's
 # envs); api_test warns about any space that is not a Box or Discrete and about dict

@@ -1,4 +1,4 @@
-"""cuegym.render against geometry: where the table, pockets, balls and paths land in the
+"""cuegym.envs.render against geometry: where the table, pockets, balls and paths land in the
 image is checked against the table's figures and closed-form motion, never a stored image.
 
 The paths re-simulate with two balls on the pyramid table and the simulator's default log,
@@ -10,7 +10,7 @@ import xml.etree.ElementTree as ET
 import numpy as np
 import pytest
 
-from cuegym import render as R
+from cuegym.envs import render as R
 from cuegym.physics import get_spec, get_table
 from cuegym.physics.racks import snooker_rack
 

@@ -15,7 +15,7 @@ from gymnasium.utils.env_checker import check_env
 import cuegym  # noqa: F401  (registers the ids)
 from cuegym.agents import GhostBallAgent, ResidualShot, make_residual_env
 from cuegym.agents.residual import AIM_SPAN, SPEED_RATIO, THETA_SPAN, TIP_SPAN, correct_shot
-from cuegym.functional import SHOT_HIGH, SHOT_LOW
+from cuegym.envs.functional import SHOT_HIGH, SHOT_LOW
 
 POT = "cuegym/PotShot-v0"
 RP = "cuegym/RussianPyramid-v0"

@@ -63,7 +63,7 @@ def _assert_covered(sections):
             stray.append(cid)
     problems = []
     if not_implemented:
-        problems.append(f"not implemented in envs/rules/ ({len(not_implemented)}): {', '.join(not_implemented)}")
+        problems.append(f"not implemented in cuegym/rules/ ({len(not_implemented)}): {', '.join(not_implemented)}")
     if not_tested:
         problems.append(f"not tested by any test or scenario ({len(not_tested)}): {', '.join(not_tested)}")
     if no_entry:

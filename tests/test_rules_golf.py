@@ -18,7 +18,17 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from cuegym.physics import CUSHIONS, POCKETS, BallState, ShotSummary, at_rest, get_spec, get_table, make_shot, simulate_batch
+from cuegym.physics import (
+    CUSHIONS,
+    POCKETS,
+    BallState,
+    ShotSummary,
+    at_rest,
+    get_spec,
+    get_table,
+    make_shot,
+    simulate_batch,
+)
 from cuegym.positions import GAMES
 from cuegym.rules import golf as gf, pool
 from cuegym.rules.base import FRAME_OVER, IN_HAND_HOUSE, NORMAL, clause_ids

@@ -2,7 +2,7 @@
 
 A scenario is a position file, a shot file and the ruling the catalogue demands. The shot is
 simulated by the physics unless the scenario gives ``events`` (a short event list, for cases
-a physical shot would make awkward; see ``cuegym.rules.play.summary_from_events``). Fields:
+a physical shot would make awkward; see ``cuegym.positions.play.summary_from_events``). Fields:
 
 * ``position``, ``shot``: as the files of DESIGN.md §6 (``shot.call``, ``place``, ``choice``,
   ``inject``); ``events`` and ``final`` (optional, synthetic summary).
@@ -28,8 +28,8 @@ FILES = sorted(ROOT.glob("*/*.json"))
 
 
 def run_scenario(data):
-    from cuegym.cli import simulate_position
-    from cuegym.rules import play
+    from cuegym.tools.cli import simulate_position
+    from cuegym.positions import play
 
     position = load_position(data["position"])
     shot = load_shot(data["shot"], position)

@@ -3,7 +3,7 @@ tests/scenarios/snooker: the line-of-sight geometry against closed-form cases, t
 incoming player's choices after a foul, multi-stroke sequences, jit/vmap, and the set-up.
 
 Everything here reuses one compiled judge (snooker-12ft, 22 balls, from
-``cuegym.rules.snooker_play``) and one compiled ``sight`` per call pattern; strokes are
+``cuegym.positions.snooker_play``) and one compiled ``sight`` per call pattern; strokes are
 event summaries (``play.summary_from_events``), so no physics is compiled.
 """
 
@@ -17,7 +17,8 @@ import pytest
 
 from cuegym.physics import get_spec
 from cuegym.positions import PositionError, load_position, load_shot
-from cuegym.rules import play, snooker as sn, snooker_play
+from cuegym.positions import play, snooker_play
+from cuegym.rules import snooker as sn
 from cuegym.rules.base import clause_ids
 from cuegym.rules.snooker_respot import spots
 from cuegym.rules.snooker_sight import d_samples, in_d, sight

@@ -22,7 +22,7 @@ import torch  # noqa: E402
 from stable_baselines3.common.evaluation import evaluate_policy  # noqa: E402
 from stable_baselines3.common.monitor import Monitor  # noqa: E402
 
-from cuegym.wrappers import make_sb3_env  # noqa: E402
+from cuegym.envs.wrappers import make_sb3_env  # noqa: E402
 
 STEPS = 1000
 SHOT_HIGH = [0.0, 10.0, 1.0, 1.0, 0.1]  # phi (ignored: whole circle), speed, a, b, theta

@@ -136,7 +136,7 @@ def test_smooth_picks_with_the_noise_wide_kernel_and_estimates_with_a_narrow_one
     sigma max(level, 0.5) and the success with ESTIMATE_WIDTH x level; a third at another
     pocket shares with neither; at noise 0 a success is the stroke's own (no 0 / 0)."""
     from cuegym.agents import search as S
-    from cuegym.functional import FuncEnv
+    from cuegym.envs.functional import FuncEnv
     from cuegym.physics.noise import SIGMA_PHI
 
     cands = {"shot": jnp.asarray([[0.5, 1.0, 0.0, 0.0, 0.0], [0.5 + SIGMA_PHI, 1.0, 0.0, 0.0, 0.0],

@@ -20,7 +20,7 @@ sb3 = pytest.importorskip("stable_baselines3")  # installed by scripts/test.sh: 
 
 import torch  # noqa: E402
 
-from cuegym.wrappers import make_sb3_env  # noqa: E402
+from cuegym.envs.wrappers import make_sb3_env  # noqa: E402
 
 EXPERIMENTS = Path(__file__).resolve().parents[1] / "experiments"
 POT = "cuegym/PotShot-v0"

@@ -1,4 +1,4 @@
-"""The replay viewer (cuegym.viewer) and ``cuegym play`` / ``cuegym view`` (cuegym.replay).
+"""The replay viewer (cuegym.tools.viewer) and ``cuegym play`` / ``cuegym view`` (cuegym.tools.replay).
 
 One short frame is played once per module (ghost v random on Russian pyramid, 4 decisions:
 the 16-ball programs every Russian-pyramid test compiles), then checked against
@@ -21,7 +21,7 @@ import tempfile
 import numpy as np
 import pytest
 
-from cuegym import cli, replay, viewer
+from cuegym.tools import cli, replay, viewer
 from cuegym.physics import get_spec, get_table
 from cuegym.physics.strike import SHOT_LIMITS
 from cuegym.positions import EXAMPLES_DIR, load_position, load_shot

@@ -1,4 +1,4 @@
-"""cuegym.wrappers: the Box action encodings (round trips, bounds), the ShotOnly heuristic
+"""cuegym.envs.wrappers: the Box action encodings (round trips, bounds), the ShotOnly heuristic
 against hand-computed ghost-ball geometry, the flat observation, and the checkers of
 Gymnasium and stable-baselines3 on the wrapped envs.
 
@@ -14,8 +14,8 @@ from gymnasium import spaces
 from gymnasium.utils.env_checker import check_env
 
 import cuegym  # noqa: F401  (registers the ids)
-from cuegym import wrappers as W
-from cuegym.functional import SHOT_HIGH, SHOT_LOW
+from cuegym.envs import wrappers as W
+from cuegym.envs.functional import SHOT_HIGH, SHOT_LOW
 from cuegym.physics import get_spec
 from cuegym.rules.base import IN_HAND_HOUSE, IN_HAND_REAR, LAG, NORMAL
 

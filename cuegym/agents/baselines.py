@@ -1,0 +1,259 @@
+"""Baseline agents: :class:`RandomAgent` (uniform legal decisions) and
+:class:`GhostBallAgent` (ghost-ball geometry, no simulation).
+
+Both run one small jitted program per task and table (no physics inside), on the state
+rebuilt from the observation (:func:`cuegym.agents.base.state_from_observation`).
+
+Golf (:mod:`cuegym.envs.functional_golf`): the only pot tried is the player's own ball into the
+round's pocket (GF-19/20), from hand over the house; the opening stroke (GF-09) is the
+full-ball hit that carries the own ball to the rear cushion; ``house_choice`` (GF-23) takes
+the set-up whose layout leaves the easier pot.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+
+from cuegym.envs import functional as F
+from cuegym.envs import functional_golf as fg
+from cuegym.envs import functional_snooker as fs
+from cuegym.rules import americanka as am
+from cuegym.rules import golf as gf
+from cuegym.rules import pool
+from cuegym.rules import russian as ru
+from cuegym.rules import snooker as sn
+from cuegym.rules.base import IN_HAND_HOUSE, IN_HAND_REAR, LAG, REMOVE_BALL
+
+from cuegym.agents import geometry as G
+from cuegym.agents.base import Agent, state_from_observation
+
+
+class Plans(NamedTuple):
+    """The K best ghost-ball pots of a position, best first, each (K,): ``spot`` (K, 2) [m]
+    where the ball in hand goes (the current place of the struck ball otherwise), ``s``,
+    ``j``, ``p`` striker, object ball, pocket, ``phi`` [rad], ``speed`` [m/s], ``score``
+    (-inf: fewer than K pots are on)."""
+
+    spot: jnp.ndarray
+    s: jnp.ndarray
+    j: jnp.ndarray
+    p: jnp.ndarray
+    phi: jnp.ndarray
+    speed: jnp.ndarray
+    score: jnp.ndarray
+
+
+D_SPOTS = 24  # the snooker agents try every 12th point of the D's grid from hand
+
+
+def _in_hand(phase):
+    return (phase == IN_HAND_HOUSE) | (phase == IN_HAND_REAR) | (phase == sn.IN_HAND_D)
+
+
+def _games(env: F.FuncEnv) -> bool:
+    """A game with a referee (a frame, or a round of golf), not a one-stroke task."""
+    return env.task in F.REFEREES or env.task in F.SNOOKER_GAMES or env.task == F.GOLF
+
+
+def hand_spot(env: F.FuncEnv, state: F.EnvState, place=None):
+    """(2,) [m]: ``place`` (default: the built-in ghost's spot for the phase) moved to the
+    nearest legal spot for the ball in hand (the house, the temporary house, the D)."""
+    spec, phase = env.spec, state.game.phase
+    if env.task == F.GOLF:
+        place = fg.ghost_spot(spec) if place is None else place
+        return fg.project_house(spec, state.xy, state.on, place)[0]
+    if env.task in F.SNOOKER_GAMES:
+        place = fs.ghost_spot(spec) if place is None else place
+        return fs.project_d(spec, state.xy, state.on, place)[0]
+    place = F.ghost_spot(spec, phase) if place is None else place
+    if env.task in F.REFEREES:
+        return F.project_place(spec, phase, state.xy, state.on, F.HAND_BALL[env.task], place)[0]
+    return place
+
+
+def _targets(env: F.FuncEnv, state: F.EnvState, xy):
+    """(N,) bool: the object balls a stroke may aim at: those on the table; from hand, only
+    those outside the in-hand region (RU-GEN-19/44); PotShot's object ball; in snooker the
+    balls on (:func:`cuegym.envs.functional_snooker.balls_on`); in golf the player's own ball
+    (GF-21), from hand only outside the house (POOL-GEN-16/17)."""
+    ids = jnp.arange(env.n_balls)
+    hand = F.HAND_BALL[env.task]
+    on = state.on
+    phase = state.game.phase
+    if env.task in F.SNOOKER_GAMES:
+        return fs.balls_on(state)
+    if env.task == F.GOLF:
+        own = on & gf.legal_targets(state.game)
+        return jnp.where(_in_hand(phase), own & ~pool.in_house(env.spec, xy), own)
+    if env.task not in F.REFEREES:
+        return on & (ids != 0)
+    outside = ~ru.in_region(env.spec, phase, xy)
+    return jnp.where(_in_hand(phase), on & (ids != hand) & outside, on)
+
+
+def pot_table(env: F.FuncEnv, state: F.EnvState, xy, on, strikers, targets) -> G.Pots:
+    """(traceable) :func:`cuegym.agents.geometry.pots` of the layout ``xy``, ``on``; in golf
+    only the round's pocket is kept (a pot elsewhere is a foul, GF-20); in Americanka each
+    pot is played at least at :func:`cuegym.agents.geometry.miss_speed` (up to
+    ``MAX_POT_SPEED``), so that a miss is still a legal safety (AM-12)."""
+    pts = G.pots(env.table, env.spec.ball_radius, xy, on, strikers, targets)
+    if env.task == am.GAME:  # a missed pot must still be a legal safety (AM-12, AM-13, RU-GEN-47)
+        pts = pts._replace(speed=G.americanka_pot_speed(env.spec, xy, pts))
+    if env.task == F.GOLF:
+        mine = jnp.arange(pts.score.shape[-1]) == gf.target_pocket(state.game)
+        pts = pts._replace(score=jnp.where(mine, pts.score, -jnp.inf))
+    return pts
+
+
+def _top(score, k):
+    flat = score.reshape(-1)
+    k = min(k, flat.shape[0])
+    return jax.lax.top_k(flat, k)
+
+
+def ghost_plans(env: F.FuncEnv, state: F.EnvState, k: int) -> Plans:
+    """(traceable) The ``k`` best pots of ``state`` by :class:`cuegym.agents.geometry.Pots`
+    score. From hand every spot of :func:`cuegym.agents.geometry.hand_spots` where the ball
+    may legally go is tried."""
+    spec = env.spec
+    n = env.n_balls
+    hand = F.HAND_BALL[env.task]
+    strikers = F.legal_masks(env, state)["cue_ball"]
+    xy, on = state.xy, state.on
+    phase = state.game.phase
+
+    def from_position(_):
+        pts = pot_table(env, state, xy, on, strikers, _targets(env, state, xy))
+        score, idx = _top(pts.score, k)
+        s, j, p = idx // (n * 6), (idx // 6) % n, idx % 6
+        return Plans(xy[s], s, j, p, pts.phi.reshape(-1)[idx], pts.speed.reshape(-1)[idx], score)
+
+    if not _games(env):
+        return from_position(None)
+
+    def from_hand(_):
+        if env.task in F.SNOOKER_GAMES:
+            grid = fs.d_grid(spec)
+            spots = jnp.concatenate([grid[:: grid.shape[0] // D_SPOTS], fs.ghost_spot(spec)[None]], 0)
+            legal = jax.vmap(lambda q: sn.placement_ok(spec, xy, on, q))(spots)
+        elif env.task == F.GOLF:
+            spots = G.hand_spots(env.table, spec, IN_HAND_HOUSE, xy, _targets(env, state, xy))
+            legal = jax.vmap(lambda q: gf.placement_ok(spec, xy, on, q, IN_HAND_HOUSE))(spots)
+        else:
+            spots = G.hand_spots(env.table, spec, phase, xy, _targets(env, state, xy))
+            legal = jax.vmap(lambda q: ru.placement_ok(spec, phase, xy, on, hand, q))(spots)
+
+        def at(q):
+            xy2, on2 = xy.at[hand].set(q), on.at[hand].set(True)
+            return pot_table(env, state, xy2, on2, strikers, _targets(env, state, xy2))
+
+        pts = jax.vmap(at)(spots)  # (M, S, J, P)
+        score, idx = _top(jnp.where(legal[:, None, None, None], pts.score, -jnp.inf), k)
+        m, rest = idx // (n * n * 6), idx % (n * n * 6)
+        s, j, p = rest // (n * 6), (rest // 6) % n, rest % 6
+        return Plans(spots[m], s, j, p, pts.phi.reshape(-1)[idx], pts.speed.reshape(-1)[idx], score)
+
+    return jax.lax.cond(_in_hand(phase), from_hand, from_position, None)
+
+
+def ghost_decision(env: F.FuncEnv, state: F.EnvState, plans: Plans | None = None):
+    """(traceable) The ghost-ball agent's action dict for ``state`` and whether a pot was
+    found (() bool). The best plan (:func:`ghost_plans`) with draw, else a safety
+    (:func:`cuegym.agents.geometry.safety`); Russian pyramid calls the plan's ball and
+    pocket; from hand the plan's spot (the built-in ghost's spot for a safety), projected to
+    a legal one; remove_ball: :func:`cuegym.agents.geometry.removal_choice`; the penalty
+    ball of an Americanka or Moscow stroke: the lowest-numbered one allowed; the lag: the
+    built-in ghost's lag stroke. Golf: the pot of the own ball into the round's pocket, the
+    safety on the own ball otherwise and on the opening stroke (GF-09: the own ball must
+    reach the rear cushion, which a pot does not), ``pocket`` the round's pocket,
+    ``house_choice``: :func:`golf_choice`."""
+    spec = env.spec
+    hand = F.HAND_BALL[env.task]
+    plans = ghost_plans(env, state, 1) if plans is None else plans
+    masks = F.legal_masks(env, state)
+    phase = state.game.phase
+    in_hand = _in_hand(phase)
+    found = jnp.isfinite(plans.score[0])
+    if env.task == F.GOLF:
+        found = found & ~state.game.opening
+    # the safety, with a ball in hand at the built-in ghost's spot
+    spot = hand_spot(env, state)
+    xy = jnp.where(in_hand, state.xy.at[hand].set(spot), state.xy)
+    on = jnp.where(in_hand, state.on.at[hand].set(True), state.on)
+    s0, j0, phi0, speed0 = G.safety(spec, xy, on, masks["cue_ball"], _targets(env, state, xy) & on,
+                                    two_cushions=env.task == am.GAME)
+    place = hand_spot(env, state, jnp.where(found, plans.spot[0], spot))
+    j = jnp.where(found, plans.j[0], j0)
+    shot = jnp.stack([jnp.where(found, plans.phi[0], phi0), jnp.where(found, plans.speed[0], speed0), 0.0,
+                      jnp.where(found, G.DRAW, 0.0), 0.0])
+    if env.task == F.GOLF:
+        choice = golf_choice(env, state)
+    else:
+        choice = jnp.where(phase == REMOVE_BALL, G.removal_choice(env.table, state.xy, state.on, masks["choice"]),
+                           G.first_true(masks["choice"]))
+    action = {
+        "shot": shot,
+        "place": place,
+        "cue_ball": jnp.where(found, plans.s[0], s0).astype(jnp.int32),
+        "ball": j.astype(jnp.int32),
+        "pocket": jnp.where(found, plans.p[0], G.nearest_pocket(env.table, state.xy[j])).astype(jnp.int32),
+        "choice": choice.astype(jnp.int32),
+    }
+    if env.task == F.GOLF:  # no call in golf: the round's pocket, for the record
+        action["pocket"] = gf.target_pocket(state.game).astype(jnp.int32)
+    elif _games(env) or env.task == "lag":
+        lag = F.ghost_action(env, state)
+        is_lag = phase == LAG
+        action["shot"] = jnp.where(is_lag, lag["shot"], action["shot"])
+        action["place"] = jnp.where(is_lag, lag["place"], action["place"])
+    return action, found
+
+
+def golf_choice(env: F.FuncEnv, state: F.EnvState):
+    """(traceable) Golf's ``house_choice`` (GF-23): each open set-up is made by the referee
+    (:func:`cuegym.rules.golf.choose`) and the one whose layout leaves the better ghost-ball
+    pot (:func:`ghost_plans`: from hand over the house for ``rear_spot``, from the front spot
+    for ``front_spot``) is taken; ``rear_spot`` (always open) on a tie or with no pot.
+    Returns () int32."""
+    g = state.game
+
+    def best(choice):
+        ruling, after = gf.choose(env.spec, g, state.xy, state.on, jnp.asarray(choice, jnp.int32))
+        return ghost_plans(env, state._replace(xy=ruling.xy, on=ruling.on, game=after), 1).score[0]
+
+    front = gf.legal_choices(g)[gf.FRONT_SPOT] & (best(gf.FRONT_SPOT) > best(gf.REAR_SPOT))
+    return jnp.where(front, gf.FRONT_SPOT, gf.REAR_SPOT).astype(jnp.int32)
+
+
+@functools.lru_cache(maxsize=None)
+def _ghost_program(env: F.FuncEnv):
+    return jax.jit(lambda obs: ghost_decision(env, state_from_observation(env, obs)))
+
+
+@functools.lru_cache(maxsize=None)
+def _random_program(env: F.FuncEnv):
+    return jax.jit(lambda obs, key: F.random_action(env, state_from_observation(env, obs), key))
+
+
+class RandomAgent(Agent):
+    """Uniformly random legal decisions (:func:`cuegym.envs.functional.random_action`): the shot
+    uniform over its limits, the placement uniform over the phase's region, the integer
+    fields uniform over the observation's legal masks."""
+
+    def _decide(self, obs, key):
+        return _random_program(self.env)(obs, key), {}
+
+
+class GhostBallAgent(Agent):
+    """Ghost-ball geometry only (:func:`ghost_decision`): the easiest pot first, at the
+    speed its two straight paths need, with draw; legal calls, nominations and placements;
+    a full-ball safety when nothing is on. Deterministic: the key is not used.
+    ``last_info["found"]``: whether a pot was on."""
+
+    def _decide(self, obs, key):
+        action, found = _ghost_program(self.env)(obs)
+        return action, {"found": bool(found)}

@@ -1,0 +1,336 @@
+"""Snooker and American snooker as functional environments (tasks ``snooker`` and
+``american-snooker`` of :mod:`cuegym.envs.functional`, which hands them here).
+
+The same contract as the Russian games: ``init(env, key, opts)``, ``step(env, state,
+action, key, opts)``, ``observe(env, state)``, the legal masks and the two built-in
+opponents, pure JAX, one table per call. The referee is :mod:`cuegym.rules.snooker` or
+:mod:`cuegym.rules.american_snooker` (``EnvState.game`` is a
+:class:`~cuegym.rules.snooker.SnookerState`); 22 balls: 0 the cue ball, 1..15 the reds,
+16..21 yellow, green, brown, blue, pink, black.
+
+Phases (``state.game.phase``, :data:`cuegym.rules.snooker.SNOOKER_PHASE_NAMES`) and what
+the action's fields mean in each:
+
+* ``normal``: a stroke at the cue ball with ``shot``. ``ball`` is the nomination: the
+  colour on (SN-26: while reds remain and a colour is on, and after the last red) or the
+  free ball (SN-61); read only when :func:`legal_masks`'s ``ball`` has a ball, and then
+  passed to the referee as given (an illegal one is the referee's to rule on: a colour on
+  with no valid nomination is a foul of 7, SN-88).
+* ``in_hand_d``: the same, the cue ball first placed at ``place``, projected into the D
+  and off any ball when it is not there already (SN-10; flagged ``projected``).
+* ``foul_choice``: no stroke; ``choice`` is the incoming player's answer to the foul,
+  an index of :data:`cuegym.rules.snooker.CHOICE_NAMES` (play, replay, restore, from_d,
+  rebreak); one not open plays on (``cuegym.rules.snooker.choose``).
+* ``lag``: who plays the re-spotted black on a level frame (SN-15), or who breaks when
+  the env's ``lag_break`` is set (SN-16). Neither SN nor AS says how a lag is played, so
+  the env plays it as the Russian games' lag stroke (RU-GEN-07/08 read as the procedure;
+  :func:`cuegym.rules.russian.judge_lag`): each player's ball from his half of the area
+  behind the baulk line, off the top cushion, nearer the baulk cushion wins; a tie or both
+  losing repeats it. The winner plays (AMB-43 gives him the choice; the env takes "play").
+  A lag stroke's clauses are SN-15 or SN-16 only.
+* ``frame_over``: stepping does nothing.
+
+The reward of a decision, for each player, is the change in (own score − opponent's
+score) × ``reward_scale`` (default 0.1: snooker points).
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+from cuegym.envs import functional as F
+from cuegym.envs import ghost
+from cuegym.rules import american_snooker as asn
+from cuegym.rules import russian as ru
+from cuegym.rules import snooker as sn
+from cuegym.rules.base import FRAME_OVER, LAG, NORMAL, Clauses, declare
+
+REFEREES = {sn.GAME: (sn.judge, sn.choose), asn.GAME: (asn.judge, asn.choose)}
+PHASES = len(sn.SNOOKER_PHASE_NAMES)
+N = sn.N_BALLS
+CHOICES = len(sn.CHOICE_NAMES)
+D_GRID = (12, 24)  # radii x angles of the free spots tried when a placement touches a ball
+
+
+def init(env, key, opts) -> F.EnvState:
+    """A new frame: the balls set up (SN-07), the breaker drawn from ``key`` with the cue
+    ball in hand in the D (SN-17); with ``lag_break`` a lag first (SN-16), player 0 first."""
+    xy, on = sn.initial_layout(env.spec)
+    k_first, _ = jax.random.split(key)
+    breaker = jax.random.bernoulli(k_first).astype(jnp.int32)
+    first = jnp.where(opts.lag_break, 0, breaker).astype(jnp.int32)
+    phase = jnp.where(opts.lag_break, LAG, sn.IN_HAND_D).astype(jnp.int32)
+    game = sn.initial_state(0)._replace(to_play=first, phase=phase)
+    return F.new_episode(xy, on, game)
+
+
+# ----------------------------------------------------------------------------- the D
+
+
+def project_d(spec, xy, on, place):
+    """The legal spot for the cue ball in hand nearest ``place`` (2,) [m]: moved into the D
+    (SN-10: onto its arc or its line when outside), then, if it touches a ball, the nearest
+    free point of a polar grid over the D. Returns (place (2,), projected () bool)."""
+    c = jnp.asarray([spec.width / 2, spec.head_line])
+    d = place - c
+    d = d.at[1].set(jnp.minimum(d[1], 0.0))
+    rho = jnp.sqrt(jnp.sum(d * d))
+    inner = spec.d_radius * (1 - 1e-9)
+    p = c + d * jnp.minimum(1.0, inner / jnp.maximum(rho, 1e-12))
+    ok = sn.placement_ok(spec, xy, on, p)
+    grid = d_grid(spec)
+    free = jax.vmap(lambda q: sn.placement_ok(spec, xy, on, q))(grid)
+    best = grid[jnp.argmin(jnp.where(free, jnp.sum((grid - place) ** 2, -1), jnp.inf))]
+    out = jnp.where(ok, p, best)
+    return out, jnp.any(out != place)
+
+
+def d_grid(spec):
+    """(M, 2) [m] points covering the D: radii up to just inside the arc, angles over the
+    half toward the baulk cushion (line included)."""
+    nr, na = D_GRID
+    rad = jnp.linspace(0.0, spec.d_radius * (1 - 1e-9), nr)
+    ang = jnp.linspace(jnp.pi, 2 * jnp.pi, na)
+    pts = jnp.stack([spec.width / 2 + rad[:, None] * jnp.cos(ang), spec.head_line + rad[:, None] * jnp.sin(ang)], -1)
+    return pts.reshape(-1, 2)
+
+
+# ----------------------------------------------------------------------------- masks
+
+
+def balls_on(state: F.EnvState):
+    """(N,) bool: the object balls on for the next stroke (every colour on the table when a
+    colour is to be nominated; none outside a stroke)."""
+    g = state.game
+    ids = jnp.arange(N)
+    on = state.on
+    colours = on & (ids >= sn.FIRST_COLOUR)
+    named = sn._on_set(g.ball_on, on, ids, jnp.asarray(-1))
+    mask = jnp.where(g.ball_on == sn.COLOUR_ON, colours, named)
+    return mask & ((g.phase == NORMAL) | (g.phase == sn.IN_HAND_D))
+
+
+def legal_masks(env, state: F.EnvState):
+    """Each (N,) bool: ``cue_ball`` the cue ball (0) when a stroke or lag stroke is due;
+    ``ball`` the nominations open (:func:`cuegym.rules.snooker.legal_nominations`: the
+    colours with a colour on, the free balls after a foul; none otherwise); ``choice`` in
+    ``foul_choice`` the options open, entries 0..4 in CHOICE_NAMES order."""
+    g = state.game
+    ids = jnp.arange(N)
+    stroke = (g.phase == NORMAL) | (g.phase == sn.IN_HAND_D)
+    cue = (ids == 0) & (stroke | (g.phase == LAG))
+    noms = sn.legal_nominations(g, state.on) & stroke
+    open_ = sn.legal_choices(g)
+    choice = jnp.zeros(N, bool).at[:CHOICES].set(open_)
+    return {"cue_ball": cue, "ball": noms, "choice": choice}
+
+
+# ----------------------------------------------------------------------------- step
+
+
+def step(env, state: F.EnvState, action, key, opts) -> F.EnvState:
+    """Play one decision: a stroke, a lag stroke or the answer to a foul."""
+    spec = env.spec
+    judge, choose = REFEREES[env.task]
+    ids = jnp.arange(N)
+    g = state.game
+    phase = g.phase
+    xy, on = state.xy, state.on
+    in_hand = phase == sn.IN_HAND_D
+    lag = phase == LAG
+    choosing = phase == sn.FOUL_CHOICE
+    over = phase == FRAME_OVER
+    stroke = (phase == NORMAL) | in_hand | lag
+    shot, clipped = F.sanitize_shot(jnp.asarray(action["shot"], jnp.float64))
+    place = jnp.asarray(action["place"], jnp.float64)
+
+    # The layout the stroke starts from: the cue ball placed in the D; a lag ball alone.
+    p_hand, proj_hand = project_d(spec, xy, on, place)
+    xy_s = jnp.where(in_hand, xy.at[0].set(p_hand), xy)
+    on_s = jnp.where(in_hand, on.at[0].set(True), on)
+    p_lag, proj_lag = F.project_lag(spec, g.to_play, place)
+    xy_s = jnp.where(lag, jnp.zeros((N, 2)).at[0].set(p_lag), xy_s)
+    on_s = jnp.where(lag, ids == 0, on_s)
+    projected = (in_hand & proj_hand) | (lag & proj_lag)
+    final, log, summ, played = F.strike(env, key, jnp.asarray(0, jnp.int32), shot, stroke, xy_s, on_s, opts)
+
+    # A stroke: the referee. The nomination is read only where one is open.
+    noms = sn.legal_nominations(g, on)
+    nominated = jnp.where(jnp.any(noms), jnp.asarray(action["ball"], jnp.int32), -1)
+    ruling, after = judge(spec, g, declare(struck=0, call_ball=nominated), summ, xy_s, on_s, final)
+    zero = jnp.asarray(0, jnp.int32)
+    after = F._pick(after.phase == LAG, after._replace(to_play=zero), after)  # player 0 lags first
+    new_game, new_xy, new_on, clauses = after, ruling.xy, ruling.on, ruling.clauses
+
+    # The answer to a foul.
+    r_c, g_c = choose(spec, g, xy, on, jnp.asarray(action["choice"], jnp.int32))
+    new_game = F._pick(choosing, g_c, new_game)
+    new_xy = jnp.where(choosing, r_c.xy, new_xy)
+    new_on = jnp.where(choosing, r_c.on, new_on)
+    clauses = jnp.where(choosing, r_c.clauses, clauses)
+
+    # The lag: the first stroke is kept; the second is judged with it.
+    memo = state.lag
+    first = lag & (g.to_play == 0)
+    summ_a, final_a = F.lag_replay(memo, summ, final)
+    winner, lost = ru.judge_lag(spec, summ_a, final_a, summ, final)
+    decided = winner >= 0
+    w = jnp.maximum(winner, 0).astype(jnp.int32)
+    opening = g.strokes == 0  # the lag for the break (SN-16), else the tie on the black (SN-15)
+    resolved = F._pick(opening, g._replace(to_play=w, phase=jnp.asarray(sn.IN_HAND_D, jnp.int32)), sn.after_lag(g, w))
+    one = jnp.asarray(1, jnp.int32)
+    g_lag = F._pick(first, g._replace(to_play=one), F._pick(decided, resolved, g._replace(to_play=zero)))
+    # cited when the second stroke decides; AS names the lag only for the tie (AS-12), its
+    # break has no lag clause to cite
+    c = Clauses()
+    if env.task == asn.GAME:
+        c.add("AS-12", ~opening & ~first)
+    else:
+        c.add("SN-16", opening & ~first).add("SN-15", ~opening & ~first)
+    new_game = F._pick(lag, g_lag, new_game)
+    new_xy = jnp.where(lag, xy, new_xy)
+    new_on = jnp.where(lag, on, new_on)
+    clauses = jnp.where(lag, c.mask, clauses)
+    foul = ruling.foul & stroke & ~lag
+    lag_winner = jnp.where(lag & ~first, winner, -1).astype(jnp.int32)
+    memo = F._pick(first, F._lag_memo(summ, final), memo)
+
+    diff = (new_game.scores - g.scores).astype(jnp.float64) * opts.reward_scale
+    rewards = jnp.stack([diff[0] - diff[1], diff[1] - diff[0]])
+    shots = state.shots + 1
+    terminated = new_game.phase == FRAME_OVER
+    truncated = ~terminated & (shots >= opts.max_shots)
+    z = jnp.asarray(False)
+    nxt = F.EnvState(new_xy, new_on, new_game, shots, rewards, terminated, truncated, clipped & ~choosing, projected,
+                     foul, log.truncated, g.to_play, z, clauses, memo, lag_winner, xy_s, on_s, played,
+                     ruling.counted & stroke & ~lag)  # the balls that scored (a foul answer pockets none)
+    frozen = state._replace(rewards=jnp.zeros(2), terminated=jnp.asarray(True), truncated=z, potted=jnp.zeros(N, bool))
+    return F._pick(over, frozen, nxt)
+
+
+# ----------------------------------------------------------------------------- observe
+
+
+def points_left(state: F.EnvState):
+    """() int32: the most points the balls on the table can still give (each red followed
+    by the black: 8 a red, plus the colours' values; 7 more when a colour is on after a red
+    with no red left to follow)."""
+    g = state.game
+    ids = jnp.arange(N)
+    reds = jnp.sum(state.on & (ids >= 1) & (ids < sn.FIRST_COLOUR))
+    colours = jnp.sum(jnp.where(state.on & (ids >= sn.FIRST_COLOUR), jnp.asarray(sn.VALUES), 0))
+    extra = jnp.where((g.ball_on == sn.COLOUR_ON) & (reds == 0), 7, 0)
+    return (8 * reds + colours + extra).astype(jnp.int32)
+
+
+def observe(env, state: F.EnvState) -> dict:
+    """The observation dict (N = 22 balls):
+
+    * ``balls`` (N, 3) float32: x, y [m], on-table flag (balls off the table read 0, 0, 0);
+    * ``phase`` () int32 (:data:`cuegym.rules.snooker.SNOOKER_PHASE_NAMES`), ``to_play``;
+    * ``scores`` (2,) float32: points;
+    * ``legal_ball``, ``legal_cue_ball``, ``legal_choice`` (N,) int8: :func:`legal_masks`;
+    * ``ball_on`` (N,) int8: the object balls on for the next stroke (:func:`balls_on`);
+    * ``free_ball`` () int32: 1 when a free ball is announced (SN-60);
+    * ``breaking`` () int32: 1 when the next stroke is the break (or its foul awaits the
+      choice, SN-19);
+    * ``remaining`` (2,) int32: the reds on the table and :func:`points_left`.
+    """
+    on = state.on
+    g = state.game
+    ids = jnp.arange(N)
+    reds = jnp.sum(on & (ids >= 1) & (ids < sn.FIRST_COLOUR)).astype(jnp.int32)
+    return {
+        **F.table_observation(state, legal_masks(env, state), g.scores),
+        "ball_on": balls_on(state).astype(jnp.int8),
+        "free_ball": g.free_ball.astype(jnp.int32),
+        "breaking": g.breaking.astype(jnp.int32),
+        "remaining": jnp.stack([reds, points_left(state)]),
+    }
+
+
+# ----------------------------------------------------------------------------- opponents
+
+
+def random_action(env, state: F.EnvState, key) -> dict:
+    """A uniformly random legal action from ``key``: the shot uniform over its limits, the
+    placement uniform over the D (over the player's half of the lag area in a lag), the
+    nomination and the foul choice uniform over their masks (any object ball, and "play",
+    when none is open)."""
+    spec = env.spec
+    k = jax.random.split(key, 6)
+    masks = legal_masks(env, state)
+    g = state.game
+    rad = spec.d_radius * jnp.sqrt(jax.random.uniform(k[1], ()))
+    ang = jax.random.uniform(k[2], (), minval=jnp.pi, maxval=2 * jnp.pi)
+    in_d_place = jnp.stack([spec.width / 2 + rad * jnp.cos(ang), spec.head_line + rad * jnp.sin(ang)])
+    lo, hi = F.lag_region(spec, g.to_play)
+    lag_place = jax.random.uniform(k[1], (2,), jnp.float64, lo, hi)
+    ids = jnp.arange(N)
+    noms = masks["ball"]
+    return {
+        "shot": jax.random.uniform(k[0], (5,), jnp.float64, jnp.asarray(F.SHOT_LOW), jnp.asarray(F.SHOT_HIGH)),
+        "place": jnp.where(g.phase == LAG, lag_place, in_d_place),
+        "cue_ball": jnp.asarray(0, jnp.int32),
+        "ball": F._categorical(k[3], jnp.where(jnp.any(noms), noms, ids != 0)),
+        "pocket": jax.random.randint(k[4], (), 0, 6).astype(jnp.int32),
+        "choice": F._categorical(k[5], jnp.where(jnp.any(masks["choice"]), masks["choice"], ids == sn.PLAY)),
+    }
+
+
+def ghost_spot(spec):
+    """Where the ghost puts the cue ball in hand: on the D's centre line, halfway between
+    the baulk line and the arc (the step moves it off any ball)."""
+    return jnp.asarray([spec.width / 2, spec.head_line - spec.d_radius / 2])
+
+
+def ghost_action(env, state: F.EnvState) -> dict:
+    """The ghost-ball heuristic (deterministic; the step adds the noise): the easiest
+    ghost-ball pot of a ball on (:func:`cuegym.envs.ghost.pots`), nominating it when a
+    nomination is open (a colour on; with a free ball, the ghost plays only the balls
+    on); with no pot kept, a full hit at 2.5 m/s on the nearest ball on. In hand the cue
+    ball goes to :func:`ghost_spot`. After a foul it plays on (``play``). The lag as the
+    Russian games' ghost (:func:`cuegym.envs.functional.ghost_action`)."""
+    spec = env.spec
+    ids = jnp.arange(N)
+    g = state.game
+    in_hand = g.phase == sn.IN_HAND_D
+    spot, _ = project_d(spec, state.xy, state.on, ghost_spot(spec))
+    xy = jnp.where(in_hand, state.xy.at[0].set(spot), state.xy)
+    on = jnp.where(in_hand, state.on.at[0].set(True), state.on)
+    targets = balls_on(state)
+    pot = ghost.pots(env.table, spec.ball_radius, xy, on, ids == 0, targets)
+    flat = pot.score[0].reshape(-1)  # the cue ball's row: (J x P)
+    best = jnp.argmax(flat)
+    j, p = best // 6, best % 6
+    found = jnp.isfinite(flat[best])
+    dd = jnp.where(targets, jnp.sum((xy - xy[0]) ** 2, -1), jnp.inf)
+    j0 = jnp.argmin(dd)
+    phi0 = jnp.arctan2(xy[j0, 1] - xy[0, 1], xy[j0, 0] - xy[0, 0])
+    j = jnp.where(found, j, j0)
+    phi = jnp.where(found, pot.phi[0, j, p], phi0)
+    speed = jnp.where(found, pot.speed[0, j, p], 2.5)
+    shot = jnp.stack([jnp.mod(phi, 2 * jnp.pi), speed, 0.0, F.GHOST_DRAW, 0.0])
+    lag = g.phase == LAG
+    lo, hi = F.lag_region(spec, g.to_play)
+    lag_place = jnp.stack([(lo[0] + hi[0]) / 2, jnp.asarray(spec.head_line / 2)])
+    lag_shot = jnp.asarray([jnp.pi / 2, F.ghost_lag_speed(spec), 0.0, F.GHOST_LAG_B, 0.0])
+    return {
+        "shot": jnp.where(lag, lag_shot, shot),
+        "place": jnp.where(lag, lag_place, spot),
+        "cue_ball": jnp.asarray(0, jnp.int32),
+        "ball": j.astype(jnp.int32),
+        "pocket": p.astype(jnp.int32),
+        "choice": jnp.asarray(sn.PLAY, jnp.int32),
+    }
+
+
+def in_hand_box(spec):
+    """(low (2,), high (2,)) [m]: the bounding box of the D."""
+    return (jnp.asarray([spec.width / 2 - spec.d_radius, spec.head_line - spec.d_radius]),
+            jnp.asarray([spec.width / 2 + spec.d_radius, spec.head_line]))
+
+
+__all__ = ["init", "step", "observe", "legal_masks", "random_action", "ghost_action", "project_d", "d_grid",
+           "balls_on", "points_left", "ghost_spot", "in_d", "POCKETED"]

@@ -1,0 +1,217 @@
+"""Instantaneous collisions: ball–ball and ball–cushion (nose or jaw) impulses.
+
+Ball–ball (equal masses m, radius R, moment of inertia I = 2/5 m R^2): a normal impulse
+with restitution e along the line of centres, and a Coulomb friction impulse at the contact
+point that opposes the slip there and is capped where the slip would stop (for two equal
+spheres the slip falls by 7/m per unit impulse). The friction is what produces cut-induced
+and spin-induced throw; its coefficient follows Alciatore's fit to measured throw
+(TP A-14; "Pool and billiards physics principles", Am. J. Phys. 2010):
+mu(v) = 0.00995 + 0.108 exp(-1.088 v), v the slip speed [m/s]. ``throw=False`` sets it to 0.
+
+Low-speed contacts (sustained contact). A cue ball driven by its own spin into an object
+ball, or a rack of touching balls, produces an endless series of ever-smaller inelastic
+collisions (inelastic collapse: S. McNamara and W. R. Young, Phys. Fluids A 4 (1992);
+remedy: S. Luding and S. McNamara, "How to handle the inelastic collapse of a dissipative
+hard-sphere gas with the TC model", Granular Matter 1 (1998), which makes collisions elastic
+below a contact-duration threshold). We use the same idea, keyed on approach speed: below
+``SUSTAINED_SPEED`` the pair is treated as in sustained contact — the cloth's friction,
+which would act for a fraction of a millisecond, first brings each sliding ball of the pair
+to rolling in one step, then the pair takes an elastic, frictionless normal impulse. Both
+steps dissipate or conserve energy, and the pair separates (by 3/7 of the approach speed
+for a head-on rolling pair), so the series ends.
+
+Pressing contact. Rolling resistance decelerates each ball along its own velocity, so two
+touching balls rolling in different directions can press together for the rest of their
+motion (the rear one decelerates less along the line of centres), and any restitution rule
+turns that into another endless series. A low-speed contact where that holds after the
+roll-out is resolved by letting the pair move on together: both take their mean velocity and
+roll (momentum kept, energy only lost). This is a simplification: a ball rolling past
+another while pressing on it drags it along, where real contact friction would let it slide
+past; the error is the pair's relative speed times the time left before they stop. A
+sustained-contact motion state would remove it (noted as follow-up work). When both balls of a low-speed contact move slower than
+``CREEP_SPEED`` they are brought to rest together instead (keeping their vertical-axis
+spin): rolling resistance would stop them within CREEP_SPEED^2 / (2 mu_r g), about 0.5 mm.
+
+Ball–cushion, after H. Han, "Dynamics in carom and three cushion billiards", J. Mech. Sci.
+Technol. 19 (2005): the cushion nose touches the ball at height h above the bed, i.e. at
+angle asin((h - R) / R) above the centre; the impulse has a normal part with restitution
+e_c on the horizontal approach speed and a Coulomb friction part (coefficient mu_c, capped
+at sticking) at that contact point, so top/back spin and side spin change the rebound. As in
+Han's model the bed takes the downward part of the impulse: a ball on the bed stays on it.
+
+A ball held on a cushion. A ball whose spin on the cloth drives it into the cushion (a
+sliding ball with side or running spin along it, a rolling ball meeting it at a grazing
+angle) rebounds at a fraction of its approach speed and is pulled straight back: a Zeno
+series of ever-smaller bounces, thousands of events within a millisecond (the same
+inelastic collapse as above, against a fixed wall). Below ``HELD_SPEED`` of horizontal
+approach, a grounded ball is therefore held on the cushion: its velocity into or out of the
+cushion is removed, and so is the part of its spin that would make the cloth drag it back
+into the cushion (the cushion's reaction and friction cancel it within the contact). It
+then runs along the cushion. Both steps only remove energy; the rebound they drop is under
+``e_c * HELD_SPEED``, less than 1 mm of travel before friction would bring it back.
+"""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+
+from cuegym.physics.vec import dot
+from cuegym.physics.balls import AIRBORNE, BallState
+from cuegym.physics.motion import rolling_spin, settle, slip_velocity
+
+SUSTAINED_SPEED = 0.005  # m/s
+CREEP_SPEED = 0.01  # m/s
+HOP_SPEED = 0.1  # m/s: smaller vertical speeds do not lift a ball off the bed
+HELD_SPEED = 0.01  # m/s: slower horizontal approaches hold a grounded ball on the cushion
+
+
+def _unit(x):
+    n = jnp.sqrt(dot(x, x))[..., None]
+    return x * (1.0 / jnp.where(n > 0, n, 1.0)), n[..., 0]
+
+
+def throw_friction(slip_speed):
+    """Ball–ball friction coefficient against slip speed [m/s] (Alciatore TP A-14)."""
+    return 0.00995 + 0.108 * jnp.exp(-1.088 * slip_speed)
+
+
+def _roll_out(v, w, radius):
+    """Sliding ball brought to rolling by cloth friction: v -> v - (2/7) u."""
+    u = slip_velocity(v, w, radius)
+    v_xy = v[:2] - (2.0 / 7.0) * u
+    w_xy = rolling_spin(v_xy, radius)
+    return v.at[:2].set(v_xy), w.at[:2].set(w_xy)
+
+
+def ball_ball(balls: BallState, i, j, table, throw=True) -> BallState:
+    """Resolve the contact of balls ``i`` and ``j`` (already touching)."""
+    m, R = table.mass, table.radius
+    inertia = 0.4 * m * R * R
+    n, _ = _unit(balls.r[j] - balls.r[i])  # from i to j
+    vi, vj, wi, wj = balls.v[i], balls.v[j], balls.w[i], balls.w[j]
+    approach = dot(vi - vj, n)
+    sustained = approach < SUSTAINED_SPEED
+    grounded_i = balls.state[i] != AIRBORNE
+    grounded_j = balls.state[j] != AIRBORNE
+    rvi, rwi = _roll_out(vi, wi, R)
+    rvj, rwj = _roll_out(vj, wj, R)
+    vi = jnp.where(sustained & grounded_i, rvi, vi)
+    wi = jnp.where(sustained & grounded_i, rwi, wi)
+    vj = jnp.where(sustained & grounded_j, rvj, vj)
+    wj = jnp.where(sustained & grounded_j, rwj, wj)
+    approach = dot(vi - vj, n)
+    e = jnp.where(sustained, 1.0, table.e_ball)
+    jn = jnp.maximum(0.5 * m * (1.0 + e) * approach, 0.0)
+    slip = (vi - vj) + R * jnp.cross(wi + wj, n)
+    slip_t = slip - dot(slip, n) * n
+    s_hat, s = _unit(slip_t)
+    mu = jnp.where(throw & ~sustained, throw_friction(s), 0.0)
+    jt = jnp.minimum(mu * jn, s * (m / 7.0))
+    p_i = -jn * n - jt * s_hat  # impulse on i
+    # multiply by reciprocals: XLA may turn "/ scalar" into "* (1/scalar)" in one program and
+    # not another, and the results must be the same bytes at every batch size
+    inv_m = 1.0 / m
+    vi = vi + p_i * inv_m
+    vj = vj - p_i * inv_m
+    dw = jnp.cross(R * n, -jt * s_hat) * (1.0 / inertia)  # same for both balls
+    wi = wi + dw
+    wj = wj + dw
+    # pressing contact: after the roll-out both balls roll, and rolling resistance (along
+    # each ball's own velocity) keeps pushing them together: they move on together
+    both_grounded = grounded_i & grounded_j
+    v_hat_i, _ = _unit(rvi.at[2].set(0.0))
+    v_hat_j, _ = _unit(rvj.at[2].set(0.0))
+    # rolling resistance is -mu_r g v_hat: the pair closes when (a_i - a_j).n > 0, that is
+    # when (v_hat_i - v_hat_j).n < 0
+    closing = dot(v_hat_i - v_hat_j, n) < 0
+    pressing = sustained & both_grounded & closing & ~(dot(vi - vj, n) > SUSTAINED_SPEED)
+    v_mean = 0.5 * (rvi + rvj)
+    w_mean_i = jnp.concatenate([rolling_spin(v_mean[:2], R), balls.w[i, 2:]])
+    w_mean_j = jnp.concatenate([rolling_spin(v_mean[:2], R), balls.w[j, 2:]])
+    vi = jnp.where(pressing, v_mean, vi)
+    vj = jnp.where(pressing, v_mean, vj)
+    wi = jnp.where(pressing, w_mean_i, wi)
+    wj = jnp.where(pressing, w_mean_j, wj)
+    creeping = (
+        sustained
+        & both_grounded
+        & (dot(balls.v[i, :2], balls.v[i, :2]) < CREEP_SPEED**2)
+        & (dot(balls.v[j, :2], balls.v[j, :2]) < CREEP_SPEED**2)
+    )
+    rest = lambda w: w * jnp.array([0.0, 0.0, 1.0])  # noqa: E731
+    vi = jnp.where(creeping, 0.0, vi)
+    vj = jnp.where(creeping, 0.0, vj)
+    wi = jnp.where(creeping, rest(balls.w[i]), wi)
+    wj = jnp.where(creeping, rest(balls.w[j]), wj)
+    balls = balls._replace(
+        v=balls.v.at[i].set(vi).at[j].set(vj),
+        w=balls.w.at[i].set(wi).at[j].set(wj),
+    )
+    return settle_pair(balls, i, j, table)
+
+
+def settle_pair(balls, i, j, table):
+    settled = settle(balls, table, HOP_SPEED)
+    idx = jnp.stack([i, j])
+    return balls._replace(
+        v=balls.v.at[idx].set(settled.v[idx]),
+        state=balls.state.at[idx].set(settled.state[idx]),
+    )
+
+
+def nose_contact_angle(z, table):
+    """(sin, cos) of the angle above the ball's centre at which a cushion nose touches a ball
+    whose centre is ``z`` [m] above its resting height (Han 2005's contact geometry); the
+    angle is kept within +-asin(0.95) so the impulse stays finite."""
+    sin_a = jnp.clip((table.cushion_height - table.radius - z) * (1.0 / table.radius), -0.95, 0.95)
+    return sin_a, jnp.sqrt(1.0 - sin_a * sin_a)
+
+
+def cushion(balls: BallState, i, normal_xy, table) -> BallState:
+    """Resolve ball ``i`` hitting a cushion nose or jaw whose unit normal ``normal_xy`` (2,)
+    points from the cushion towards the ball's centre."""
+    m, R = table.mass, table.radius
+    inertia = 0.4 * m * R * R
+    v, w = balls.v[i], balls.w[i]
+    n = jnp.concatenate([normal_xy, jnp.zeros(1)])
+    z = jnp.array([0.0, 0.0, 1.0])
+    sin_a, cos_a = nose_contact_angle(balls.r[i, 2], table)
+    big_n = cos_a * n - sin_a * z  # unit normal, contact point -> centre
+    r_c = -R * big_n  # centre -> contact point
+    grounded = balls.state[i] != AIRBORNE
+    # On the bed the slate takes the vertical part of the impulse, so restitution acts on the
+    # horizontal approach speed (Han 2005); in the air it acts along the contact normal.
+    j_grounded = (1.0 + table.e_cushion) * m * jnp.maximum(-dot(v, n), 0.0) / cos_a
+    j_flying = (1.0 + table.e_cushion) * m * jnp.maximum(-dot(v, big_n), 0.0)
+    j_n = jnp.where(grounded, j_grounded, j_flying)
+    slip = v + jnp.cross(w, r_c)
+    slip_t = slip - dot(slip, big_n) * big_n
+    s_hat, s = _unit(slip_t)
+    # slip falls by 1/m + R^2/I = 7 / (2 m) per unit tangential impulse
+    j_t = jnp.minimum(table.mu_cushion * j_n, s * (2.0 / 7.0) * m)
+    impulse = j_n * big_n - j_t * s_hat
+    inv_m = 1.0 / m
+    inv_inertia = 1.0 / inertia
+    dv = impulse * inv_m
+    dv = dv.at[2].set(jnp.where(grounded, jnp.maximum(dv[2], 0.0), dv[2]))
+    approach = -dot(v, n)
+    v = v + dv
+    w = w + jnp.cross(r_c, impulse) * inv_inertia
+    v, w = _hold(v, w, n, R, grounded & (approach < HELD_SPEED))
+    balls = balls._replace(v=balls.v.at[i].set(v), w=balls.w.at[i].set(w))
+    settled = settle(balls, table, HOP_SPEED)
+    return balls._replace(v=balls.v.at[i].set(settled.v[i]), state=balls.state.at[i].set(settled.state[i]))
+
+
+def _hold(v, w, n, R, held):
+    """A ball held on the cushion (module docstring): velocity (3,) [m/s] and spin (3,)
+    [rad/s] without their parts into or out of the cushion, whose horizontal unit normal
+    ``n`` (3,) points to the ball; unchanged where ``held`` is false."""
+    v_held = v - dot(v, n) * n
+    # cloth slip from spin: w x (-R z) = R (-w_y, w_x, 0); its part along n (> 0: away from
+    # the cushion) makes friction push the ball back in, so the cushion takes it out
+    q = R * jnp.stack([-w[1], w[0]])
+    q_n = jnp.maximum(q[0] * n[0] + q[1] * n[1], 0.0)
+    q = q - q_n * n[:2]
+    w_held = jnp.stack([q[1] / R, -q[0] / R, w[2]])
+    return jnp.where(held, v_held, v), jnp.where(held, w_held, w)

@@ -1,7 +1,0 @@
-"""``python -m cuegym``: the ``cuegym`` command line."""
-
-import sys
-
-from .cli import main
-
-sys.exit(main())
