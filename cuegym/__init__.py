@@ -1,23 +1,17 @@
 """cuegym: reinforcement-learning environments for cue sports over a JAX table simulator.
 
 Importing ``cuegym`` registers its Gymnasium ids (``gymnasium.make("cuegym/PotShot-v0")``,
-``gymnasium.make_vec("cuegym/RussianPyramid-v0", num_envs=64)``); :data:`ENV_TASKS` maps
-each id to its task in :mod:`cuegym.envs.functional`. docs/envs.md describes them.
+``gymnasium.make_vec("cuegym/RussianPyramid-v0", num_envs=64)``) from the registry of games,
+:mod:`cuegym.envs.registry`. docs/envs.md describes the environments and
+docs/architecture.md the layers.
 """
 
 __version__ = "0.1.0"
 
-ENV_TASKS = {
-    "cuegym/PotShot-v0": "pot-shot",
-    "cuegym/Lag-v0": "lag",
-    "cuegym/RussianPyramid-v0": "russian-pyramid",
-    "cuegym/Americanka-v0": "americanka",
-    "cuegym/MoscowPyramid-v0": "moscow-pyramid",
-    "cuegym/Snooker-v0": "snooker",
-    "cuegym/AmericanSnooker-v0": "american-snooker",
-    "cuegym/Golf-v0": "golf",
-}
-ENV_IDS = tuple(ENV_TASKS)
+from cuegym.envs.registry import ENV_IDS, GAMES
+
+ENV_TASKS = {g.env_id: g.name for g in GAMES.values()}
+"""Gymnasium id -> task name (a view of :data:`cuegym.envs.registry.GAMES`)."""
 
 
 def _register():

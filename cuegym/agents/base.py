@@ -26,6 +26,7 @@ import numpy as np
 
 from cuegym import ENV_TASKS
 from cuegym.envs import functional as F
+from cuegym.envs.registry import GAMES
 from cuegym.envs.gym_env import action_space
 from cuegym.rules import golf as gf
 from cuegym.rules import snooker as sn
@@ -44,19 +45,9 @@ def make_func_env(env, **options) -> F.FuncEnv:
     return F.FuncEnv(task=task, **options)
 
 
-OBS_KEYS = ("balls", "phase", "to_play", "scores", "legal_ball", "legal_cue_ball", "legal_choice", "owner", "debt",
-            "foul_run", "sudden_death")
-SNOOKER_OBS_KEYS = ("balls", "phase", "to_play", "scores", "legal_ball", "legal_cue_ball", "legal_choice", "ball_on",
-                    "free_ball", "breaking", "remaining")
-GOLF_OBS_KEYS = ("balls", "phase", "to_play", "scores", "legal_ball", "legal_cue_ball", "legal_choice", "target_pocket",
-                 "opening", "num_players")
-"""The observation keys the agents read: the Russian games and tasks, the snooker games, golf."""
-
-
 def obs_keys(env: F.FuncEnv) -> tuple:
-    if env.task == F.GOLF:
-        return GOLF_OBS_KEYS
-    return SNOOKER_OBS_KEYS if env.task in F.SNOOKER_GAMES else OBS_KEYS
+    """The observation keys the agents read (:attr:`cuegym.envs.registry.GameDef.obs_keys`)."""
+    return GAMES[env.task].obs_keys
 
 
 def observation_arrays(env: F.FuncEnv, observation) -> dict:

@@ -75,6 +75,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from cuegym.envs import ghost, ghost_safety
+from cuegym.envs.registry import GAMES, family_games
 from cuegym.physics import get_spec, get_table
 from cuegym.physics.balls import POCKETED, at_rest
 from cuegym.physics.noise import perturb
@@ -108,24 +109,20 @@ MAX_EVENTS = 600  # per stroke; a stroke that reaches it is flagged ``truncated_
 FOOT = CUSHIONS.index("foot")
 COUNT_CAP = 1000  # observation bound of the counters (debt, fouls in a row)
 
-TASKS = {"pot-shot": 2, "lag": 1, "russian-pyramid": 16, "americanka": 16, "moscow-pyramid": 16, "snooker": 22,
-         "american-snooker": 22, "golf": 7}
-"""Task name -> number of balls N."""
-SNOOKER_GAMES = ("snooker", "american-snooker")
+TASKS = {name: g.n_balls for name, g in GAMES.items()}
+"""Task name -> number of balls N (views of the registry, :mod:`cuegym.envs.registry`)."""
+SNOOKER_GAMES = family_games("snooker")
 """The snooker games, played by :mod:`cuegym.envs.functional_snooker` (a table with a D)."""
 GOLF = "golf"
 """Golf, played by :mod:`cuegym.envs.functional_golf` (2..6 players, ``num_players``)."""
-MAX_PLAYERS = 6  # golf's most players (cuegym.rules.golf.MAX_PLAYERS): its rewards' length
-DEFAULT_TABLE = {"snooker": "snooker-12ft", "american-snooker": "snooker-12ft", GOLF: "snooker-12ft"}
-"""A task's table when none is given (AMB-46: American snooker on the 3500 x 1750 mm bed;
-GF-01: golf on a snooker table); every other task: ``pyramid-12ft``."""
-REFEREES = {rp.GAME: rp, am.GAME: am, mp.GAME: mp}
+MAX_PLAYERS = max(g.players for g in GAMES.values())  # golf's most players: its rewards' length
+DEFAULT_TABLE = {name: g.table for name, g in GAMES.items()}
+"""A task's table when none is given."""
+REFEREES = {name: GAMES[name].referee for name in family_games("russian")}
 """The Russian games: task name -> referee module."""
-HAND_BALL = {"pot-shot": 0, "lag": 0, rp.GAME: rp.CUE, am.GAME: am.BREAK_BALL, mp.GAME: mp.CUE, "snooker": 0,
-             "american-snooker": 0, GOLF: 0}
+HAND_BALL = {name: g.hand_ball for name, g in GAMES.items()}
 """The ball in hand of each task (Americanka: ball 16, index 15, AM-05/06, AMB-27)."""
-DEFAULT_REWARD_SCALE = {"pot-shot": 1.0, "lag": 1.0, rp.GAME: 0.1, am.GAME: 1.0, mp.GAME: 1.0, "snooker": 0.1,
-                        "american-snooker": 0.1, GOLF: 1.0}
+DEFAULT_REWARD_SCALE = {name: g.reward_scale for name, g in GAMES.items()}
 OPPONENT_CODES = {None: 0, "random": 1, "ghost": 2}
 """Opponent codes of :func:`opponent_action`: 0 keeps the given action."""
 

@@ -39,21 +39,10 @@ import numpy as np
 
 from cuegym.physics import POCKETED, POCKETS, TABLE_SPECS, BallState, at_rest, get_spec, make_shot
 from cuegym.physics.strike import SHOT_LIMITS
+from cuegym.envs.registry import PYRAMID_BALLS, SNOOKER_BALLS, position_games  # noqa: F401 (re-exported)
 from cuegym.physics.tables import compile_table
 
-PYRAMID_BALLS = ("cue",) + tuple(str(k) for k in range(1, 16))
-SNOOKER_BALLS = ("cue",) + tuple(f"red{k}" for k in range(1, 16)) + (
-    "yellow", "green", "brown", "blue", "pink", "black",
-)
-
-GAMES: dict[str, tuple[str, ...]] = {
-    "russian-pyramid": PYRAMID_BALLS,
-    "moscow-pyramid": PYRAMID_BALLS,
-    "americanka": tuple(str(k) for k in range(1, 17)),  # any ball may be struck (AM rules)
-    "snooker": SNOOKER_BALLS,
-    "american-snooker": SNOOKER_BALLS,
-    "golf": ("cue",) + tuple(str(k) for k in range(1, 7)),  # one object ball per player
-}
+GAMES: dict[str, tuple[str, ...]] = {name: g.balls for name, g in position_games().items()}
 """Known games and their ball ids, in the canonical (array) order."""
 
 POSITION_FIELDS = ("game", "table", "balls", "state")
