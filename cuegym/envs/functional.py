@@ -80,7 +80,7 @@ from cuegym.physics import get_spec, get_table
 from cuegym.physics.balls import POCKETED, at_rest
 from cuegym.physics.noise import perturb
 from cuegym.physics.racks import pyramid_rack, triangle
-from cuegym.physics.simulate import _simulate_one
+from cuegym.physics.simulate import simulate_one
 from cuegym.physics.strike import SHOT_LIMITS, Shot
 from cuegym.physics.tables import CUSHIONS
 from cuegym.physics.vec import pick_lanes
@@ -559,7 +559,7 @@ def strike(env: FuncEnv, key, cue, shot, stroke, xy, on, opts: Options):
     noisy = perturb(key, aimed, opts.noise, env.spec.ball_radius)
     noisy = noisy._replace(speed=jnp.where(stroke, noisy.speed, 0.0))  # no stroke: nothing moves
     noisy = executed(noisy)
-    final, log, summ = _simulate_one(get_table(env.table), at_rest(xy, on), noisy, MAX_EVENTS, 2, True)
+    final, log, summ = simulate_one(get_table(env.table), at_rest(xy, on), noisy, MAX_EVENTS, 2, True)
     played = jnp.stack([jnp.asarray(cue, jnp.float64), noisy.phi, noisy.speed, noisy.a, noisy.b, noisy.theta])
     return final, log, summ, played
 

@@ -387,7 +387,7 @@ def _finish(s: _Loop):
     return s.balls, log, s.summary._replace(end_t=s.t)
 
 
-def _simulate_one(table, balls: BallState, shot: Shot, max_events: int = DEFAULT_MAX_EVENTS,
+def simulate_one(table, balls: BallState, shot: Shot, max_events: int = DEFAULT_MAX_EVENTS,
                   log_capacity: int = DEFAULT_LOG_CAPACITY, throw: bool = True):
     """Strike ``shot`` on ``balls`` and run until everything rests (unjitted core).
 
@@ -420,7 +420,7 @@ def simulate_batch(table, balls: BallState, shots: Shot, max_events: int = DEFAU
 
     Returns the same triple as :func:`simulate` with a leading batch axis on every array.
     """
-    fn = lambda b, s: _simulate_one(table, b, s, max_events, log_capacity, throw)  # noqa: E731
+    fn = lambda b, s: simulate_one(table, b, s, max_events, log_capacity, throw)  # noqa: E731
     return jax.vmap(fn)(balls, shots)
 
 
