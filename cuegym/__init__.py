@@ -8,7 +8,10 @@ docs/architecture.md the layers.
 
 __version__ = "0.1.0"
 
+from cuegym import _cache
 from cuegym.envs.registry import ENV_IDS, GAMES
+
+_cache.enable_default()
 
 ENV_TASKS = {g.env_id: g.name for g in GAMES.values()}
 """Gymnasium id -> task name (a view of :data:`cuegym.envs.registry.GAMES`)."""
