@@ -1,54 +1,17 @@
 """Instantaneous collisions: ball–ball and ball–cushion (nose or jaw) impulses.
 
-Ball–ball (equal masses m, radius R, moment of inertia I = 2/5 m R^2): a normal impulse
-with restitution e along the line of centres, and a Coulomb friction impulse at the contact
-point that opposes the slip there and is capped where the slip would stop (for two equal
-spheres the slip falls by 7/m per unit impulse). The friction is what produces cut-induced
-and spin-induced throw; its coefficient follows Alciatore's fit to measured throw
-(TP A-14; "Pool and billiards physics principles", Am. J. Phys. 2010):
-mu(v) = 0.00995 + 0.108 exp(-1.088 v), v the slip speed [m/s]. ``throw=False`` sets it to 0.
+* Ball–ball: normal impulse with restitution e, Coulomb friction at the contact capped at
+  sticking, with Alciatore's speed-dependent coefficient (TP A-14; "Pool and billiards
+  physics principles", Am. J. Phys. 2010): the source of cut- and spin-induced throw.
+* Low-speed and pressing contacts: the remedy of S. Luding and S. McNamara (Granular Matter
+  1, 1998) for inelastic collapse, keyed on approach speed (``SUSTAINED_SPEED``,
+  ``CREEP_SPEED``), so a cluster's series of contacts ends.
+* Ball–cushion after H. Han, "Dynamics in carom and three cushion billiards", J. Mech. Sci.
+  Technol. 19 (2005): restitution and friction at the nose's contact height; a grounded ball
+  driven into a cushion below ``HELD_SPEED`` is held on it (no Zeno series of bounces).
 
-Low-speed contacts (sustained contact). A cue ball driven by its own spin into an object
-ball, or a rack of touching balls, produces an endless series of ever-smaller inelastic
-collisions (inelastic collapse: S. McNamara and W. R. Young, Phys. Fluids A 4 (1992);
-remedy: S. Luding and S. McNamara, "How to handle the inelastic collapse of a dissipative
-hard-sphere gas with the TC model", Granular Matter 1 (1998), which makes collisions elastic
-below a contact-duration threshold). We use the same idea, keyed on approach speed: below
-``SUSTAINED_SPEED`` the pair is treated as in sustained contact — the cloth's friction,
-which would act for a fraction of a millisecond, first brings each sliding ball of the pair
-to rolling in one step, then the pair takes an elastic, frictionless normal impulse. Both
-steps dissipate or conserve energy, and the pair separates (by 3/7 of the approach speed
-for a head-on rolling pair), so the series ends.
-
-Pressing contact. Rolling resistance decelerates each ball along its own velocity, so two
-touching balls rolling in different directions can press together for the rest of their
-motion (the rear one decelerates less along the line of centres), and any restitution rule
-turns that into another endless series. A low-speed contact where that holds after the
-roll-out is resolved by letting the pair move on together: both take their mean velocity and
-roll (momentum kept, energy only lost). This is a simplification: a ball rolling past
-another while pressing on it drags it along, where real contact friction would let it slide
-past; the error is the pair's relative speed times the time left before they stop. A
-sustained-contact motion state would remove it (noted as follow-up work). When both balls of a low-speed contact move slower than
-``CREEP_SPEED`` they are brought to rest together instead (keeping their vertical-axis
-spin): rolling resistance would stop them within CREEP_SPEED^2 / (2 mu_r g), about 0.5 mm.
-
-Ball–cushion, after H. Han, "Dynamics in carom and three cushion billiards", J. Mech. Sci.
-Technol. 19 (2005): the cushion nose touches the ball at height h above the bed, i.e. at
-angle asin((h - R) / R) above the centre; the impulse has a normal part with restitution
-e_c on the horizontal approach speed and a Coulomb friction part (coefficient mu_c, capped
-at sticking) at that contact point, so top/back spin and side spin change the rebound. As in
-Han's model the bed takes the downward part of the impulse: a ball on the bed stays on it.
-
-A ball held on a cushion. A ball whose spin on the cloth drives it into the cushion (a
-sliding ball with side or running spin along it, a rolling ball meeting it at a grazing
-angle) rebounds at a fraction of its approach speed and is pulled straight back: a Zeno
-series of ever-smaller bounces, thousands of events within a millisecond (the same
-inelastic collapse as above, against a fixed wall). Below ``HELD_SPEED`` of horizontal
-approach, a grounded ball is therefore held on the cushion: its velocity into or out of the
-cushion is removed, and so is the part of its spin that would make the cloth drag it back
-into the cushion (the cushion's reaction and friction cancel it within the contact). It
-then runs along the cushion. Both steps only remove energy; the rebound they drop is under
-``e_c * HELD_SPEED``, less than 1 mm of travel before friction would bring it back.
+The models, their constants and what they leave out: docs/physics.md ("Contacts",
+"Clusters, sustained contact and event storms").
 """
 
 from __future__ import annotations

@@ -1,20 +1,11 @@
 """Ball motion between events: closed-form sliding, rolling, spinning and flight.
 
-Model (W. Leckie and M. Greenspan, "An event-based pool physics simulator", 2005; D. G.
-Alciatore, technical proofs TP A-4 and A-5):
-
-* sliding: the contact point with the cloth slips with velocity u = v + w x (-R z). Kinetic
-  friction mu_s m g opposes u; the direction of u stays fixed and |u| falls at (7/2) mu_s g,
-  so the ball rolls after t = 2 |u0| / (7 mu_s g). A centre-ball hit then rolls at 5/7 of
-  its initial speed.
-* rolling: rolling resistance decelerates v at mu_r g along v; w follows v (u = 0). It
-  stops after t = |v| / (mu_r g), having run |v|^2 / (2 mu_r g).
-* spinning (vertical-axis spin, "english"): w_z decays at 5 mu_sp g / (2 R) in every state
-  on the bed, clamped at zero.
-* airborne: free flight, acceleration -g z, spins unchanged (air drag neglected).
-
-Every state has a constant linear acceleration, so positions are parabolas between events,
-which is what makes contact times polynomial roots (``roots.py``).
+Model: W. Leckie and M. Greenspan, "An event-based pool physics simulator" (2005), and D. G.
+Alciatore's technical proofs TP A-4 and A-5. Sliding friction brings the cue ball to rolling
+after t = 2 |u0| / (7 mu_s g) (a centre-ball hit then rolls at 5/7 of its speed); rolling
+resistance stops it after |v| / (mu_r g); vertical-axis spin decays at 5 mu_sp g / (2 R);
+airborne balls fly freely. Every state has a constant acceleration, so positions between
+events are parabolas and contact times are polynomial roots (:mod:`cuegym.physics.roots`).
 """
 
 from __future__ import annotations

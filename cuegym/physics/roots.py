@@ -1,21 +1,13 @@
 """First-contact times: the earliest root of a quadratic or quartic in a window [0, T].
 
-Between events every ball moves on a parabola r(t) = r0 + v t + a t^2 / 2 (constant
-acceleration per motion state), so
-
-* distance to a straight cushion nose or a drop line is a quadratic in t;
-* squared distance between two balls, or between a ball and a jaw circle, is a quartic.
-
-Quartic roots are not taken from a closed form (Ferrari's formula loses digits near double
-roots, which are exactly the grazing contacts that matter). Instead the window is cut at the
-real roots of the derivative (``critical_points``), so that f is monotone on every piece; the first piece on which f changes sign from positive to non-positive brackets
-the contact, and a safeguarded Newton iteration polishes it in float64. The returned time is
-the converged iterate, moved back to the side where f >= 0 if it overshot, so contacts never
-penetrate by more than rounding.
-A pair already overlapping and still approaching returns 0: a contact is never missed.
-
-All functions work elementwise on arrays of coefficients (any batch shape) and return +inf
-where there is no contact in the window.
+Between events balls move on parabolas, so the distance to a cushion nose or drop line is a
+quadratic in t and the squared distance between two balls, or a ball and a jaw circle, a
+quartic. Quartic roots are not taken from Ferrari's closed form (it loses digits near the
+double roots of grazing contacts): the window is cut at the derivative's real roots so that
+f is monotone on each piece, and a safeguarded Newton iteration polishes the first sign
+change in float64, ending on the side where f >= 0, so contacts never penetrate by more than
+rounding. A pair already overlapping and approaching returns 0. Elementwise over any batch
+shape; +inf where there is no contact in the window.
 """
 
 from __future__ import annotations
@@ -160,7 +152,7 @@ def critical_points(c, horizon, steps=12):
     square root) cut the window into pieces where the cubic is monotone, and each piece holds
     at most one of its roots. Only arithmetic and square roots are used: XLA's vectorised
     transcendental functions (cos, acos, atan, ...) round differently at different batch
-    sizes, and the results must not depend on the batch (DESIGN.md §7).
+    sizes, and the results must not depend on the batch (docs/determinism.md).
     """
     c0, c1, c2, c3, c4 = c
     d = (c1, 2.0 * c2, 3.0 * c3, 4.0 * c4)  # f'

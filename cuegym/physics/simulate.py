@@ -1,22 +1,13 @@
 """The event loop: strike, then always advance to the earliest next event.
 
-Candidates for the next event, each an absolute time:
-
-* ``pair_t`` (N, N): ball–ball contacts (quartic roots, ``roots.py``);
-* ``geo`` (N,): each ball's earliest cushion-nose, jaw, throat-wall or drop-line crossing,
-  with its kind, id and contact normal;
-* ``trans_t`` (N,): each ball's next change of motion state (``motion.py``).
-
-Between events every ball follows its closed-form motion. After an event only the balls
-involved changed their trajectories, so only their rows of ``pair_t`` and their entries of
-``geo`` are recomputed; both are kept as absolute times (the others stay valid: a ball's
-parabola only changes at its own events, and every candidate is searched only up to the
-balls' next transitions). An event thus costs two ball rows of root solving, not N. Ties are broken in a fixed order (ball
-contacts, then cushions, then transitions; lower indices first) so results are
-deterministic. The loop ends when every ball rests or is off the bed, or at ``max_events``
-with ``truncated`` set.
-
-Everything is pure JAX: ``simulate`` is jit- and vmap-able over tables, balls and shots.
+The candidates are ball–ball contacts (an (N, N) table of absolute times), each ball's
+earliest cushion, jaw, throat-wall or drop-line crossing, and each ball's next change of
+motion state. After an event only the balls involved change trajectory, so only their rows
+are recomputed: an event costs two rows of root solving, not N. Ties break in a fixed order
+(ball contacts, cushions, transitions; lower indices first), so results are deterministic.
+The loop ends when every ball rests or is off the bed, or at ``max_events`` (``truncated``).
+Pure JAX: jit- and vmap-able over tables, balls and shots; docs/physics.md has the design
+and its performance.
 """
 
 from __future__ import annotations
@@ -443,7 +434,7 @@ def simulate(table, balls: BallState, shot: Shot, max_events: int = DEFAULT_MAX_
     A single shot runs as a batch of one through the same vmapped program as
     :func:`simulate_batch`: XLA fuses an unbatched program differently (floating-point
     contraction and reduction order), and the batched and single results must be the same
-    bytes (DESIGN.md §7).
+    bytes (docs/determinism.md).
     """
     add_axis = lambda x: jnp.asarray(x)[None]  # noqa: E731
     out = simulate_batch(table, jax.tree_util.tree_map(add_axis, balls), jax.tree_util.tree_map(add_axis, shot),

@@ -1,27 +1,12 @@
 """The cue strike: from shot parameters (phi, speed, a, b, theta) to the cue ball's motion.
 
-Shot parameters are those of the Computational Pool tournaments (W. Leckie and M.
-Greenspan, "An event-based pool physics simulator", Advances in Computer Games 11, 2005), so
-the tournaments' execution-noise model applies: ``phi`` the cue's heading in the table plane
-(counter-clockwise from +x, radians), ``speed`` the cue speed [m/s], ``a`` and ``b`` the tip
-offset to the right of and above the ball's centre, in ball radii, ``theta`` the cue's
-elevation above the horizontal [rad].
-
-Impulse model (rigid bodies, as in Leckie & Greenspan): the cue (mass M) meets the ball
-(mass m, I = 2/5 m R^2) at the contact point p = R (a x_r + b z_u - c d), c = sqrt(1 - a^2 -
-b^2), with an impulse J along the cue axis d. With tip restitution 1,
-J = 2 V / (1/m + 1/M + |p x d|^2 / I), which is their F = 2 m V / (1 + m/M + 5/(2R^2) ...);
-then v = J d / m and w = (p x J d) / I. The part of v pointing into the slate (elevated cue)
-bounces off it with the slate's restitution; above ``HOP_SPEED`` the ball takes off, which is
-how jump shots and balls leaving the table come out of the physics.
-
-Squirt (cue-ball deflection with side spin), from the cue's end mass m_e (R. Shepard,
-"Everything you always wanted to know about cue ball squirt", 2001; Alciatore TP A-31):
-tan(alpha) = (5/2) a sqrt(1 - a^2) / (1 + m/m_e + (5/2)(1 - a^2)), away from the side struck.
-
-Miscue: a tip offset beyond ``miscue_limit`` (0.5 R, Alciatore's miscue limit) cannot be
-struck cleanly. The strike is then computed at the limit on the same ray and the ``miscue``
-flag is raised for the referees (a foul in every game).
+Parameters and impulse model as in W. Leckie and M. Greenspan, "An event-based pool physics
+simulator", Advances in Computer Games 11 (2005), so the Computational Pool tournaments'
+execution noise applies: ``phi`` the cue heading [rad, counter-clockwise from +x], ``speed``
+[m/s], ``a`` / ``b`` the tip offset right / up [ball radii], ``theta`` the cue elevation
+[rad]. Squirt from the cue's end mass (R. Shepard, 2001; Alciatore TP A-31). An elevated
+strike bounces off the slate (jump shots); a tip offset past ``miscue_limit`` is a miscue,
+struck at the limit and flagged for the referees. Formulas: docs/physics.md ("Contacts").
 """
 
 from __future__ import annotations

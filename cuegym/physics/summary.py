@@ -1,39 +1,11 @@
 """What a referee needs from a shot, accumulated while the shot is simulated.
 
 Kept online in the event loop (not re-read from the log) so that it stays exact when the
-log's capacity is smaller than the number of events. Shapes for N balls:
-
-* ``struck`` () int32: the ball the cue struck; ``miscue`` () bool.
-* ``first_contact`` () int32: the first ball the struck ball touched (-1: none), at
-  ``first_contact_t`` [s] (+inf: none).
-* ``cushions_before`` / ``cushions_after`` (N,) int32: cushion-nose contacts of each ball
-  before / after the first contact; ``jaws`` (N,) int32 jaw and pocket-throat contacts;
-  ``first_cushion_t`` (N,) time of each ball's first cushion or jaw contact (+inf: none).
-* ``pocket`` (N,) int32 pocket id (-1), ``pocket_order`` (N,) int32 0, 1, ... in the order
-  balls fell (-1), ``pocket_t`` (N,) [s].
-* ``off_table`` (N,) bool, ``off_table_t`` (N,) [s]; ``airborne`` (N,) bool (left the bed
-  at some time).
-* ``touched`` (N,) bool: the ball took part in a ball–ball contact; ``contact_t`` /
-  ``contact_last_t`` (N, N) time of the first / last contact of each pair (+inf / -inf:
-  none; symmetric).
-* ``cushion_first_t`` / ``cushion_last_t`` (N, 6) [s]: first and last nose contact of each
-  ball with each cushion (ids of ``tables.CUSHIONS``; +inf / -inf: none). Americanka's safety
-  criteria (AM-10..12) need which cushion, in what order, after which ball contact.
-* ``crossed_centre`` / ``crossed_head_line`` (N,) bool: the centre crossed the halfway line
-  / the house (baulk) line during the shot; ``cross_t`` (N,) [s] the end of the event
-  interval in which the ball first crossed the halfway line (+inf: never; exact to one event,
-  which is all the ordering tests need since every contact ends an interval);
-  ``max_y`` / ``min_y`` / ``max_x`` / ``min_x`` (N,) extreme coordinates reached.
-* ``near_ball`` () int32: the object ball nearest the struck ball at the strike, with
-  ``near_gap`` [m] between their surfaces and ``near_cut`` [rad], the angle between the cue's
-  heading and the line of centres (the close-ball rules RU-GEN-35, SN-55, POOL-GEN-40).
-* ``follow`` () bool: after its first contact the struck ball's centre entered the close-ball
-  penalty zone before it next touched a ball, cushion or pocket (RU-GEN-35(b) with the
-  catalogue's reading AMB-12(c): the forward wedge of half-angle 45° around the line of
-  centres at first contact, apex at the struck ball's centre, less a disc of R/2). Sampled at
-  the middle and end of every event interval, which the sliding parabola cannot slip between
-  for the short paths this rule concerns.
-* ``end_t`` () [s]: when the last ball stopped (RU-GEN-34).
+log's capacity is smaller than the number of events: first contact, cushion and jaw
+contacts before and after it, pockets and their order, balls off the table or airborne,
+pair contact times, lines crossed, the close-ball geometry at the strike and the end time.
+Every field, with its shape and unit, is listed in :class:`ShotSummary` and in
+docs/physics.md ("Shot summary").
 """
 
 from __future__ import annotations

@@ -1,35 +1,14 @@
 """Tables: playing areas, pockets, spots and lines, ball and cloth parameters.
 
-A table is two things:
+A table is a :class:`TableSpec`, the human-readable figures with their sources, compiled
+into a :class:`Table` of fixed-shape float64 arrays (a JAX pytree; 18 cushion segments, 12
+jaw circles, 6 pockets on every table, so one compiled simulator serves all of them).
 
-* a :class:`TableSpec`, the human-readable figures with their sources, and
-* a :class:`Table`, the same table compiled into fixed-shape float64 arrays (a JAX pytree)
-  that the simulator consumes. Every table has the same array shapes (18 cushion segments,
-  12 jaw circles, 6 pockets), so one compiled simulator serves all of them.
-
-Frame (DESIGN.md §2): seen from above, x across the table in [0, W], y along it in [0, L],
-origin at the head-left corner of the cushion noses; the head (house / baulk) cushion is
-y = 0, the foot cushion y = L. Pockets are numbered HL, ML, FL, FR, MR, HR (0..5) and
-cushions head, foot, left-head, left-foot, right-head, right-foot (0..5).
-
-Pocket geometry. Each pocket is two rounded jaws (circles of the jaw rounding radius, tangent
-to the cushion nose line they end), a throat of two straight walls running from the jaws'
-narrowest point along the pocket axis, and a drop line across the throat one ball radius
-past the narrowest point: a ball whose centre crosses it falls. The mouth width is the
-narrowest gap between the two jaw circles. Corner pockets are cut at 45 degrees.
-
-Sources for the figures are given per table below; friction and restitution defaults:
-
-* sliding friction ball–cloth mu_s = 0.2, rolling resistance mu_r = 0.01, ball–ball
-  restitution 0.95 and the speed-dependent ball–ball friction: D. G. Alciatore, "Pool and
-  billiards physics principles by Coriolis and others", Am. J. Phys. 78 (2010), and his
-  technical proofs TP A-4, A-5, A-14 (ball–ball friction fit mu = a + b exp(-c v)).
-* spinning friction coefficient 0.044: W. Leckie and M. Greenspan, "An event-based pool
-  physics simulator", Advances in Computer Games 11 (2005), and FastFiz.
-* cushion friction 0.2 and restitution 0.85 (pool), contact height 7R/5 and snooker cushion
-  friction 0.14: S. Mathavan, M. R. Jackson, R. M. Parkin, "A theoretical analysis of billiard
-  ball dynamics under cushion impacts", Proc. IMechE Part C 224 (2010).
-* ball–slate restitution 0.5 for airborne balls: Alciatore TP A-17 (jump shot analysis).
+Frame (docs/physics.md, "Frame"): x across the table in [0, W], y along it in [0, L], origin
+at the head-left corner of the cushion noses; the head cushion is y = 0. Pockets HL, ML, FL,
+FR, MR, HR (0..5); cushions head, foot, left-head, left-foot, right-head, right-foot (0..5).
+Pocket geometry, friction and restitution defaults and their sources (Alciatore 2010;
+Leckie and Greenspan 2005; Mathavan, Jackson and Parkin 2010): docs/physics.md.
 """
 
 from __future__ import annotations
