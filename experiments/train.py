@@ -68,7 +68,7 @@ EVAL_BATCH = 64
 DEFAULT_SHOT_HIGH = (0.0, 10.0, 1.0, 1.0, 0.1)
 """phi (ignored: the whole circle), speed [m/s], a, b [ball radii], theta [rad]: the cue
 elevation is kept under 0.1 rad since random jump shots bounce for hundreds of events and
-make a stroke ~15 times slower (tests/test_sb3.py)."""
+make a stroke ~15 times slower (tests/agents/test_sb3.py)."""
 
 
 # ----------------------------------------------------------------------------- configuration

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Install headless Chromium for the replay-viewer browser test (tests/test_viewer.py).
+# Install headless Chromium for the replay-viewer browser test (tests/tools/test_viewer.py).
 # Does nothing when a Chromium is already on the machine. Needs root and apt (Debian package `chromium`).
 set -euo pipefail
 for exe in /usr/bin/chromium chromium chromium-browser google-chrome; do

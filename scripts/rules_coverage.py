@@ -7,7 +7,7 @@ For each clause of the selected catalogue sections (cuegym.rules.catalogue):
   source text contains the clause id literally (e.g. ``RP-05``);
 * tested by -- test functions in tests/ named ``test_<ID>`` or ``test_<ID>_...``
   (with '-' in the id replaced by '_', e.g. ``test_RU_GEN_35_close_ball``), and
-  scenario files ``tests/scenarios/**/<ID>.json`` or ``<ID>_*.json`` (by stem);
+  scenario files ``tests/rules/scenarios/**/<ID>.json`` or ``<ID>_*.json`` (by stem);
 * note -- the NOT_SIMULATED entry (injection code or n/a reason) of HUMAN clauses.
 
 Usage:
@@ -27,7 +27,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 RULES_DIR = REPO / "cuegym" / "rules"
 TESTS_DIR = REPO / "tests"
-SCENARIOS_DIR = TESTS_DIR / "scenarios"
+SCENARIOS_DIR = TESTS_DIR / "rules" / "scenarios"
 OUTPUT = REPO / "docs" / "rules-coverage.md"
 DEFAULT_SECTIONS = ("RU-GEN", "RP", "AM", "MP", "SN", "AS", "GF", "POOL-GEN")
 
@@ -122,7 +122,7 @@ def build(sections=DEFAULT_SECTIONS) -> str:
         "",
         "* **implemented in**: modules under `cuegym/rules/` whose source mentions the clause id;",
         "* **tested by**: test functions `test_<ID>[_...]` (id with `-` as `_`) and scenario",
-        "  files `tests/scenarios/**/<ID>[_...].json`;",
+        "  files `tests/rules/scenarios/**/<ID>[_...].json`;",
         "* **note**: for HUMAN clauses the simulation never produces, the injection code",
         "  (`inject:...`) or why it is not applicable (`n/a: ...`).",
         "",

@@ -12,7 +12,7 @@ PY=${PYTHON:-python3}
 .venv/bin/python -m pip install --quiet -e '.[test,sb3,render,pettingzoo]'
 # the replay viewer's test opens its page in headless Chromium (Debian's package, as root);
 # if it cannot be installed, that test fails and says so (the rest still runs)
-bash scripts/install_chromium.sh || echo "warning: Chromium could not be installed; tests/test_viewer.py will fail" >&2
+bash scripts/install_chromium.sh || echo "warning: Chromium could not be installed; tests/tools/test_viewer.py will fail" >&2
 export CUEGYM_CACHE_DIR=${CUEGYM_CACHE_DIR:-$PWD/.jax_cache}
 # Each compiled XLA:CPU program maps 1-2 thousand memory regions; a process past
 # vm.max_map_count (65,530 by default) aborts. tests/conftest.py drops a worker's programs

@@ -1,5 +1,6 @@
 import gc
 import os
+import sys
 
 import pytest
 
@@ -10,6 +11,10 @@ import pytest
 # each test file, past this many regions, the worker drops its compiled programs
 # (jax.clear_caches() releases them); later files reload theirs from the persistent cache.
 MAP_BUDGET = 30_000
+
+# the shared helpers (env_api, physics_helpers) live beside this file; the tests below it
+# import them by name from their layer folders
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 
 def pytest_configure(config):

@@ -213,7 +213,7 @@ class Table:
     argument, so its figures are compile-time constants. That is a requirement, not a taste:
     with the figures as traced inputs XLA optimises the event loop differently at different
     batch sizes and a shot alone and the same shot in a batch differ in the last bits
-    (found by ``tests/test_determinism.py``). One compile per table.
+    (found by ``tests/physics/test_determinism.py``). One compile per table.
     """
 
     spec: "TableSpec"

@@ -13,11 +13,11 @@ from env_api import action, layout, load
 
 N = 16
 FR = 3  # the pockets HL ML FL FR MR HR
-# tests/scenarios/*/..._follows_object_in.json: the struck ball drives the ball at (1.5, 3.275)
+# tests/rules/scenarios/*/..._follows_object_in.json: the struck ball drives the ball at (1.5, 3.275)
 # into the right foot corner and follows it in (b = 0.5); nothing else moves
 FOLLOW_FROM, FOLLOW_TO = (1.2, 2.975), (1.5, 3.275)
 FOLLOW_SHOT = [np.pi / 4, 2.0, 0.0, 0.5, 0.0]
-# tests/scenarios/americanka/AM-17_debt_paid_by_next_pot.json (and RP's cuegym/examples/pot-7):
+# tests/rules/scenarios/americanka/AM-17_debt_paid_by_next_pot.json (and RP's cuegym/examples/pot-7):
 # the ball at (1.375, 3.15) goes into the right foot corner, the striking ball stays
 POT_FROM, POT_TO = (0.875, 2.65), (1.375, 3.15)
 POT_SHOT = [np.pi / 4, 2.5, 0.0, 0.0, 0.0]

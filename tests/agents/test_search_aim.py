@@ -3,7 +3,7 @@ window it finds (against the closed-form Gaussian mass of the window), and the s
 the sweep on a straight pot (the geometric line, and a re-simulation of the chosen stroke).
 
 Cheap: the pure pieces run on a few hundred numbers; the one search uses the budget of
-tests/test_agents.py (PotShot on its default table, 16 x 4 = 64 lanes, one round), so it
+tests/agents/test_agents.py (PotShot on its default table, 16 x 4 = 64 lanes, one round), so it
 runs the same compiled step program."""
 
 import math
@@ -155,7 +155,7 @@ def _calibration():
     import importlib.util
     from pathlib import Path
 
-    path = Path(__file__).resolve().parent.parent / "experiments" / "search_calibration.py"
+    path = Path(__file__).resolve().parents[2] / "experiments" / "search_calibration.py"
     spec = importlib.util.spec_from_file_location("cuegym_experiment_search_calibration", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)

@@ -3,7 +3,7 @@ clause, named after it, through the pool functions and through the golf referee 
 them (the only pool game so far). Clauses of other pool games (racking, breaks of a match,
 14.1) are tested on the pool functions alone.
 
-Real shots and event summaries come from tests/test_rules_golf.py (one simulated batch, one
+Real shots and event summaries come from tests/rules/test_rules_golf.py (one simulated batch, one
 compiled judge); the re-spot and lag functions are jitted once each here.
 """
 
@@ -38,7 +38,7 @@ def respot(xy, on, place):
 
 
 def lag(a, b):
-    """judge_lag on two real lag shots of tests/test_rules_golf.py."""
+    """judge_lag on two real lag shots of tests/rules/test_rules_golf.py."""
     _, _, sa, fa = real(a)
     _, _, sb, fb = real(b)
     w, lost = pool.judge_lag(SPEC, sa, fa, sb, fb)
@@ -586,7 +586,7 @@ def test_golf_and_pool_clauses_implemented_tested_or_marked():
     import importlib.util
     import pathlib
 
-    path = pathlib.Path(__file__).resolve().parents[1] / "scripts" / "rules_coverage.py"
+    path = pathlib.Path(__file__).resolve().parents[2] / "scripts" / "rules_coverage.py"
     spec = importlib.util.spec_from_file_location("_rules_coverage_gf", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)

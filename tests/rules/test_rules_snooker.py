@@ -1,5 +1,5 @@
 """The snooker referee (catalogue section SN) beyond the one-stroke scenarios of
-tests/scenarios/snooker: the line-of-sight geometry against closed-form cases, the
+tests/rules/scenarios/snooker: the line-of-sight geometry against closed-form cases, the
 incoming player's choices after a foul, multi-stroke sequences, jit/vmap, and the set-up.
 
 Everything here reuses one compiled judge (snooker-12ft, 22 balls, from

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-EXPERIMENTS = Path(__file__).resolve().parent.parent / "experiments"
+EXPERIMENTS = Path(__file__).resolve().parents[2] / "experiments"
 GAME = "cuegym/RussianPyramid-v0"
 MAX_SHOTS = 6  # decisions a frame: short frames, the same compiled programs as the RP env and agent tests
 

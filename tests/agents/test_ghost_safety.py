@@ -3,7 +3,7 @@
 when no pot is on, the stroke must still be a legal safety (AM-10..12), else it is a foul
 (AM-13, RU-GEN-47).
 
-Cheap by construction: the single Americanka env of tests/test_env_americanka.py (loaded
+Cheap by construction: the single Americanka env of tests/envs/test_env_americanka.py (loaded
 with env_api.load, noise 0) and one small jitted geometry program (no physics); the
 closed-form checks run on plain numbers. The figures in play (fouls per frame, legal
 safeties per decision) are experiments/evaluate.py's, not a test's."""

@@ -6,7 +6,7 @@ inside the env's own batched program (:func:`cuegym.envs.functional.batched`), e
 built-in random opponent, odd lanes by the built-in ghost (which gets deeper into a frame);
 the two-player games' lag is the deal of a second batch with ``lag_break``; golf's lanes
 have 3 and 6 players (a traced option). B is the search's 16 x 4 lanes of
-tests/test_agents.py, so the step is one compiled program shared with the search of both
+tests/agents/test_agents.py, so the step is one compiled program shared with the search of both
 files. From the states met, up to PER_PHASE of each phase are drawn (seeded); the phases a
 game must have reached are asserted (EXPECTED), so the test cannot pass on an empty sample.
 Golf's ``house_choice`` is rare in such play (one lane in 64 after 60 decisions), so it is
@@ -53,12 +53,12 @@ STEPS = {"pot-shot": 1, "lag": 1, "golf": 24, "snooker": 2, "american-snooker": 
 DEFAULT_STEPS = 6
 PER_PHASE = 4
 # the search's stroke decisions (one batch step each); the snooker strokes' search is
-# tests/test_agents.py's; decisions without a stroke (a foul's answer, a set-up) are all tried
+# tests/agents/test_agents.py's; decisions without a stroke (a foul's answer, a set-up) are all tried
 SEARCH_STROKES = {"snooker": 0, "american-snooker": 0}
 DEFAULT_SEARCH_STROKES = 2
 TINY = dict(candidates=16, samples=4, rounds=1, time_budget=None)
 # the phases each game must reach in that play (remove_ball, the temporary house and the end
-# of a frame are too rare for a few decisions; tests/test_agents.py builds the first two)
+# of a frame are too rare for a few decisions; tests/agents/test_agents.py builds the first two)
 EXPECTED = {
     "pot-shot": {NORMAL},
     "lag": {LAG},
@@ -207,7 +207,7 @@ def test_every_agent_is_legal_in_every_phase_reached(env_id):
     for i, (_, obs) in enumerate(states):
         for name, agent in (("random", rnd), ("ghost", ghost)):
             check_legal(env, space, obs, agent.act(obs, jax.random.PRNGKey(i)), name)
-    # the search: a stroke in each of a few phases (the lag last: tests/test_agents.py plays
+    # the search: a stroke in each of a few phases (the lag last: tests/agents/test_agents.py plays
     # it), every decision without a stroke (no simulation)
     strokes = [o for _, o in states if o["legal_cue_ball"].any()]
     firsts = sorted({int(o["phase"]): o for o in strokes}.items(), key=lambda item: item[0] == LAG)

@@ -22,7 +22,7 @@ import torch  # noqa: E402
 
 from cuegym.envs.wrappers import make_sb3_env  # noqa: E402
 
-EXPERIMENTS = Path(__file__).resolve().parents[1] / "experiments"
+EXPERIMENTS = Path(__file__).resolve().parents[2] / "experiments"
 POT = "cuegym/PotShot-v0"
 STEPS, EVAL_EVERY, EPISODES = 256, 128, 64
 

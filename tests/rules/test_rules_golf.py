@@ -3,7 +3,7 @@ after it, plus a full seeded three-player game whose totals come from the scorin
 
 Cost: one compiled judge (snooker-12ft, 7 balls, no ``shot``), one compiled choose, and one
 batch of real shots (``REAL``) simulated together once (``real``), shared with
-tests/test_rules_pool.py. Other strokes are event summaries built by :func:`summary`
+tests/rules/test_rules_pool.py. Other strokes are event summaries built by :func:`summary`
 (no physics compiled): ("ball", a, b), ("cushion", a, name), ("pocket", a, name),
 ("off", a), ("air", a), event k at t = k + 1 s.
 """

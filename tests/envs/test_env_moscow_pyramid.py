@@ -17,7 +17,7 @@ def env_id():
 
 
 N = 16
-# MP-06's physical scenario (tests/scenarios/moscow-pyramid/MP-06_cue_ball_follows_object_in.json):
+# MP-06's physical scenario (tests/rules/scenarios/moscow-pyramid/MP-06_cue_ball_follows_object_in.json):
 # the cue ball follows ball 5 into the right foot corner; balls 7 and 9 are left on the table.
 FOLLOW_IN = {0: (1.2, 2.975), 5: (1.5, 3.275), 7: (0.5, 2.0), 9: (1.2, 1.2)}
 FOLLOW_SHOT = [np.pi / 4, 2.0, 0.0, 0.5, 0.0]

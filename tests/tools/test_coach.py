@@ -1,7 +1,7 @@
 """``cuegym suggest`` and :mod:`cuegym.tools.coach`: suggestions for coaches.
 
 Cheap by construction: one search budget throughout (16 candidates x 4 samples, one round:
-the search programs of tests/test_agents.py's TINY), Russian pyramid positions of a few
+the search programs of tests/agents/test_agents.py's TINY), Russian pyramid positions of a few
 balls on pyramid-12ft, and one suggest run shared by the tests that only read it.
 Truth comes from closed-form ghost-ball geometry, the physics' own squirt formula, the
 rulebook catalogue and the picture formats' specifications.

@@ -27,7 +27,7 @@ from cuegym.physics.strike import SHOT_LIMITS
 from cuegym.positions import EXAMPLES_DIR, load_position, load_shot
 from cuegym.rules.catalogue import get as clause
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 GAME = "cuegym/RussianPyramid-v0"
 TABLE = "pyramid-12ft"
 CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

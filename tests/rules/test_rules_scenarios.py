@@ -1,4 +1,4 @@
-"""Rule scenarios as data: one file per catalogue clause (``tests/scenarios/<game>/<ID>_<what>.json``).
+"""Rule scenarios as data: one file per catalogue clause (``tests/rules/scenarios/<game>/<ID>_<what>.json``).
 
 A scenario is a position file, a shot file and the ruling the catalogue demands. The shot is
 simulated by the physics unless the scenario gives ``events`` (a short event list, for cases

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from cuegym.rules import catalogue
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 RUSSIAN_SECTIONS = ("RU-GEN", "RP", "AM", "MP")
 SNOOKER_SECTIONS = ("SN", "AS")
 
