@@ -262,7 +262,6 @@ def judge(spec, state: GolfState, decl: Declaration, summ, start_xy, start_on, f
     start_on = jnp.asarray(start_on, bool)
     in_hand = state.phase == IN_HAND_HOUSE
     target = target_pocket(state)
-    k = jnp.clip(state.pocket, 1, N_POCKETS)
     c.add("GF-05").add("GF-06").add("POOL-GEN-01").add("POOL-GEN-28")
 
     # --- facts of the stroke ----------------------------------------------------------------
@@ -302,10 +301,10 @@ def judge(spec, state: GolfState, decl: Declaration, summ, start_xy, start_on, f
     reached_rear = jnp.isfinite(summ.cushion_first_t[own, pool.FOOT])
     failed_opening = foul(state.opening & ~reached_rear, "GF-09", "GF-10")
     c.add("GF-09", state.opening).add("GF-16", ~state.opening)
-    wrong_pocket = foul(pocketed[own] & ~into_target, "GF-20", "GF-25")
-    own_off = foul(off[own], "GF-24", "GF-26", "POOL-GEN-49")
-    cue_pocketed = foul(pocketed[CUE], "POOL-GEN-37", "GF-27")  # AMB-50: a foul in golf too
-    cue_off = foul(off[CUE], "POOL-GEN-49", "GF-27", "POOL-GEN-51")
+    foul(pocketed[own] & ~into_target, "GF-20", "GF-25")
+    foul(off[own], "GF-24", "GF-26", "POOL-GEN-49")
+    foul(pocketed[CUE], "POOL-GEN-37", "GF-27")  # AMB-50: a foul in golf too
+    foul(off[CUE], "POOL-GEN-49", "GF-27", "POOL-GEN-51")
     first_in, later_in = pool.house_fouls(spec, summ, start_xy, start_on, CUE)
     foul(in_hand & first_in, "POOL-GEN-17")
     foul(in_hand & later_in, "POOL-GEN-19")
