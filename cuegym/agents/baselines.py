@@ -19,8 +19,8 @@ import jax
 import jax.numpy as jnp
 
 from cuegym.envs import functional as F
-from cuegym.envs import functional_golf as fg
-from cuegym.envs import functional_snooker as fs
+from cuegym.envs.games import golf as fg
+from cuegym.envs.games import snooker_frame as fs
 from cuegym.rules import americanka as am
 from cuegym.rules import golf as gf
 from cuegym.rules import pool

@@ -37,6 +37,7 @@ import jax.numpy as jnp
 
 from cuegym.envs import functional as F
 from cuegym.envs import ghost
+from cuegym.envs.registry import game
 from cuegym.physics.strike import Shot
 from cuegym.rules import golf as gf
 from cuegym.rules import pool
@@ -49,7 +50,7 @@ CHOICES = len(gf.CHOICE_NAMES)
 HOUSE_GRID = (64, 32)  # across x along: the free spots tried when a placement touches a ball
 GHOST_SAFETY_SPEED = 2.0  # m/s: the ghost's full hit on its ball when it sees no pot
 
-assert F.MAX_PLAYERS == P and F.TASKS[F.GOLF] == N  # the env's widths are the referee's
+assert game(gf.GAME).players == P and game(gf.GAME).n_balls == N  # the env's widths are the referee's
 
 
 def init(env, key, opts) -> F.EnvState:
@@ -143,7 +144,7 @@ def step(env, state: F.EnvState, action, key, opts) -> F.EnvState:
     ruling, after = gf.judge(spec, g, pool.declare(), summ, xy_s, on_s, final, struck)
     # The set-up after the cue ball left the table with the own ball in the house (GF-23).
     r_c, g_c = gf.choose(spec, g, xy, on, jnp.asarray(action["choice"], jnp.int32))
-    new_game = F._pick(choosing, g_c, after)
+    new_game = F.pick(choosing, g_c, after)
     new_xy = jnp.where(choosing, r_c.xy, ruling.xy)
     new_on = jnp.where(choosing, r_c.on, ruling.on)
     clauses = jnp.where(choosing, r_c.clauses, ruling.clauses)
@@ -159,7 +160,7 @@ def step(env, state: F.EnvState, action, key, opts) -> F.EnvState:
                      jnp.asarray(-1, jnp.int32), xy_s, on_s, played,
                      ruling.counted & stroke)  # the own ball potted legally (a set-up pockets none)
     frozen = state._replace(rewards=jnp.zeros(P), terminated=jnp.asarray(True), truncated=z, potted=jnp.zeros(N, bool))
-    return F._pick(over, frozen, nxt)
+    return F.pick(over, frozen, nxt)
 
 
 # ----------------------------------------------------------------------------- observe
@@ -215,7 +216,7 @@ def random_action(env, state: F.EnvState, key) -> dict:
         "cue_ball": jnp.asarray(CUE, jnp.int32),
         "ball": (state.game.to_play + 1).astype(jnp.int32),
         "pocket": jax.random.randint(k[2], (), 0, 6).astype(jnp.int32),
-        "choice": F._categorical(k[3], jnp.where(jnp.any(masks["choice"]), masks["choice"], ids == gf.REAR_SPOT)),
+        "choice": F.categorical(k[3], jnp.where(jnp.any(masks["choice"]), masks["choice"], ids == gf.REAR_SPOT)),
     }
 
 

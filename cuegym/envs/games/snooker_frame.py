@@ -160,12 +160,12 @@ def step(env, state: F.EnvState, action, key, opts) -> F.EnvState:
     nominated = jnp.where(jnp.any(noms), jnp.asarray(action["ball"], jnp.int32), -1)
     ruling, after = judge(spec, g, declare(struck=0, call_ball=nominated), summ, xy_s, on_s, final)
     zero = jnp.asarray(0, jnp.int32)
-    after = F._pick(after.phase == LAG, after._replace(to_play=zero), after)  # player 0 lags first
+    after = F.pick(after.phase == LAG, after._replace(to_play=zero), after)  # player 0 lags first
     new_game, new_xy, new_on, clauses = after, ruling.xy, ruling.on, ruling.clauses
 
     # The answer to a foul.
     r_c, g_c = choose(spec, g, xy, on, jnp.asarray(action["choice"], jnp.int32))
-    new_game = F._pick(choosing, g_c, new_game)
+    new_game = F.pick(choosing, g_c, new_game)
     new_xy = jnp.where(choosing, r_c.xy, new_xy)
     new_on = jnp.where(choosing, r_c.on, new_on)
     clauses = jnp.where(choosing, r_c.clauses, clauses)
@@ -178,9 +178,9 @@ def step(env, state: F.EnvState, action, key, opts) -> F.EnvState:
     decided = winner >= 0
     w = jnp.maximum(winner, 0).astype(jnp.int32)
     opening = g.strokes == 0  # the lag for the break (SN-16), else the tie on the black (SN-15)
-    resolved = F._pick(opening, g._replace(to_play=w, phase=jnp.asarray(sn.IN_HAND_D, jnp.int32)), sn.after_lag(g, w))
+    resolved = F.pick(opening, g._replace(to_play=w, phase=jnp.asarray(sn.IN_HAND_D, jnp.int32)), sn.after_lag(g, w))
     one = jnp.asarray(1, jnp.int32)
-    g_lag = F._pick(first, g._replace(to_play=one), F._pick(decided, resolved, g._replace(to_play=zero)))
+    g_lag = F.pick(first, g._replace(to_play=one), F.pick(decided, resolved, g._replace(to_play=zero)))
     # cited when the second stroke decides; AS names the lag only for the tie (AS-12), its
     # break has no lag clause to cite
     c = Clauses()
@@ -188,13 +188,13 @@ def step(env, state: F.EnvState, action, key, opts) -> F.EnvState:
         c.add("AS-12", ~opening & ~first)
     else:
         c.add("SN-16", opening & ~first).add("SN-15", ~opening & ~first)
-    new_game = F._pick(lag, g_lag, new_game)
+    new_game = F.pick(lag, g_lag, new_game)
     new_xy = jnp.where(lag, xy, new_xy)
     new_on = jnp.where(lag, on, new_on)
     clauses = jnp.where(lag, c.mask, clauses)
     foul = ruling.foul & stroke & ~lag
     lag_winner = jnp.where(lag & ~first, winner, -1).astype(jnp.int32)
-    memo = F._pick(first, F._lag_memo(summ, final), memo)
+    memo = F.pick(first, F.lag_memo(summ, final), memo)
 
     diff = (new_game.scores - g.scores).astype(jnp.float64) * opts.reward_scale
     rewards = jnp.stack([diff[0] - diff[1], diff[1] - diff[0]])
@@ -206,7 +206,7 @@ def step(env, state: F.EnvState, action, key, opts) -> F.EnvState:
                      foul, log.truncated, g.to_play, z, clauses, memo, lag_winner, xy_s, on_s, played,
                      ruling.counted & stroke & ~lag)  # the balls that scored (a foul answer pockets none)
     frozen = state._replace(rewards=jnp.zeros(2), terminated=jnp.asarray(True), truncated=z, potted=jnp.zeros(N, bool))
-    return F._pick(over, frozen, nxt)
+    return F.pick(over, frozen, nxt)
 
 
 # ----------------------------------------------------------------------------- observe
@@ -273,9 +273,9 @@ def random_action(env, state: F.EnvState, key) -> dict:
         "shot": jax.random.uniform(k[0], (5,), jnp.float64, jnp.asarray(F.SHOT_LOW), jnp.asarray(F.SHOT_HIGH)),
         "place": jnp.where(g.phase == LAG, lag_place, in_d_place),
         "cue_ball": jnp.asarray(0, jnp.int32),
-        "ball": F._categorical(k[3], jnp.where(jnp.any(noms), noms, ids != 0)),
+        "ball": F.categorical(k[3], jnp.where(jnp.any(noms), noms, ids != 0)),
         "pocket": jax.random.randint(k[4], (), 0, 6).astype(jnp.int32),
-        "choice": F._categorical(k[5], jnp.where(jnp.any(masks["choice"]), masks["choice"], ids == sn.PLAY)),
+        "choice": F.categorical(k[5], jnp.where(jnp.any(masks["choice"]), masks["choice"], ids == sn.PLAY)),
     }
 
 
@@ -333,4 +333,4 @@ def in_hand_box(spec):
 
 
 __all__ = ["init", "step", "observe", "legal_masks", "random_action", "ghost_action", "project_d", "d_grid",
-           "balls_on", "points_left", "ghost_spot", "in_d", "POCKETED"]
+           "balls_on", "points_left", "ghost_spot", "in_hand_box"]
