@@ -227,12 +227,7 @@ def options(env: FuncEnv) -> Options:
 def game_module(task: str):
     """The game module of ``task`` (:attr:`cuegym.envs.registry.GameDef.module`), imported on
     first use: the games import the core, so the core names them by string."""
-    return _module(game(task).module)
-
-
-@functools.lru_cache(maxsize=None)
-def _module(name: str):
-    return importlib.import_module(name)
+    return importlib.import_module(game(task).module)
 
 
 def new_episode(xy, on, game, players: int = 2) -> EnvState:
@@ -266,7 +261,7 @@ def table_observation(state: EnvState, masks: dict, scores) -> dict:
     }
 
 
-# ----------------------------------------------------------------------------- guards
+# ----------------------------------------------------------------------------- guards and the ball in hand
 
 
 def sanitize_shot(shot):

@@ -3,7 +3,7 @@
 Everything that needs to know which games exist reads this table: Gymnasium registration,
 the functional core, position files and the command line, PettingZoo, the agents, the host
 record, the benchmarks and the determinism tools. Adding a game is a referee, a game module
-and one entry here (docs/architecture.md, "Adding a game").
+and one entry here (docs/envs.md, "Game protocol").
 """
 
 from __future__ import annotations

@@ -1,33 +1,13 @@
-"""Golf as a functional environment (task ``golf`` of :mod:`cuegym.envs.functional`, which hands
-it here), 2..6 players.
+"""Golf as a game module (task ``golf``), 2..6 players.
 
-The same contract as the other games: ``init(env, key, opts)``, ``step(env, state, action,
-key, opts)``, ``observe(env, state)``, the legal masks and the two built-in opponents, pure
-JAX, one table per call. The referee is :mod:`cuegym.rules.golf` (``EnvState.game`` is a
-:class:`~cuegym.rules.golf.GolfState`) on ``snooker-12ft`` (GF-01); 7 balls: 0 the cue
-ball, ball p + 1 player p's. The number of players is the traced option ``num_players``
-(``opts.num_players``), so one compiled program serves 2..6; the per-player arrays always
-have P = 6 entries (players >= ``num_players`` take no part: no strokes, no reward).
-
-At the start the first player is drawn by lot from the episode key (AMB-51: lag or lot); he
-opens at pocket 1 with the cue ball on the centre spot and his ball on the rear spot (GF-04,
-GF-08). Phases (``state.game.phase``, :data:`cuegym.rules.golf.GOLF_PHASE_NAMES`) and what
-the action's fields mean in each:
-
-* ``normal``: a stroke at the cue ball with ``shot``; the player's own ball must be hit
-  first (GF-21). Golf has no call: ``ball`` and ``pocket`` are not read.
-* ``in_hand_house``: the same, the cue ball first placed at ``place``, projected into the
-  house (strictly behind the front line) and off any ball when it is not there already
-  (GF-27, POOL-GEN-15/30; flagged ``projected``).
-* ``house_choice``: no stroke; ``choice`` is the striker's set-up of GF-23, an index of
-  :data:`cuegym.rules.golf.CHOICE_NAMES` (0 ``rear_spot``, 1 ``front_spot``); one not open
-  is taken as ``rear_spot`` (:func:`cuegym.rules.golf.choose`).
-* ``frame_over``: stepping does nothing.
-
-The reward of a decision, for each player, is minus the strokes charged to him for it
-(GF-06/07: 1 a stroke, 4 a foul) × ``reward_scale`` (default 1), so a player's return is
-minus his total; the turn passes only when the player pots his ball into the round's pocket
-(GF-19), so one player may take many decisions in a row.
+A round under :mod:`cuegym.rules.golf` (``EnvState.game`` is a
+:class:`~cuegym.rules.golf.GolfState`) on ``snooker-12ft`` (GF-01), pure JAX, one table per
+call; 7 balls: 0 the cue ball, ball p + 1 player p's. The number of players is the traced
+option ``num_players``, so one compiled program serves 2..6; the per-player arrays always
+have P = 6 entries (players >= ``num_players`` take no part). Decisions: strokes (from the
+house in ``in_hand_house``, the placement projected into it) and GF-23's set-up
+(``house_choice``). The reward of a decision, for each player, is minus the strokes charged
+to him (GF-06/07) x ``reward_scale``. Phases and the action: docs/envs.md, "Golf-v0".
 """
 
 from __future__ import annotations

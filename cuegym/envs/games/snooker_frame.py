@@ -1,37 +1,13 @@
-"""Snooker and American snooker as functional environments (tasks ``snooker`` and
-``american-snooker`` of :mod:`cuegym.envs.functional`, which hands them here).
+"""Snooker and American snooker as a game module (tasks ``snooker`` and ``american-snooker``).
 
-The same contract as the Russian games: ``init(env, key, opts)``, ``step(env, state,
-action, key, opts)``, ``observe(env, state)``, the legal masks and the two built-in
-opponents, pure JAX, one table per call. The referee is :mod:`cuegym.rules.snooker` or
-:mod:`cuegym.rules.american_snooker` (``EnvState.game`` is a
-:class:`~cuegym.rules.snooker.SnookerState`); 22 balls: 0 the cue ball, 1..15 the reds,
-16..21 yellow, green, brown, blue, pink, black.
-
-Phases (``state.game.phase``, :data:`cuegym.rules.snooker.SNOOKER_PHASE_NAMES`) and what
-the action's fields mean in each:
-
-* ``normal``: a stroke at the cue ball with ``shot``. ``ball`` is the nomination: the
-  colour on (SN-26: while reds remain and a colour is on, and after the last red) or the
-  free ball (SN-61); read only when :func:`legal_masks`'s ``ball`` has a ball, and then
-  passed to the referee as given (an illegal one is the referee's to rule on: a colour on
-  with no valid nomination is a foul of 7, SN-88).
-* ``in_hand_d``: the same, the cue ball first placed at ``place``, projected into the D
-  and off any ball when it is not there already (SN-10; flagged ``projected``).
-* ``foul_choice``: no stroke; ``choice`` is the incoming player's answer to the foul,
-  an index of :data:`cuegym.rules.snooker.CHOICE_NAMES` (play, replay, restore, from_d,
-  rebreak); one not open plays on (``cuegym.rules.snooker.choose``).
-* ``lag``: who plays the re-spotted black on a level frame (SN-15), or who breaks when
-  the env's ``lag_break`` is set (SN-16). Neither SN nor AS says how a lag is played, so
-  the env plays it as the Russian games' lag stroke (RU-GEN-07/08 read as the procedure;
-  :func:`cuegym.rules.russian.judge_lag`): each player's ball from his half of the area
-  behind the baulk line, off the top cushion, nearer the baulk cushion wins; a tie or both
-  losing repeats it. The winner plays (AMB-43 gives him the choice; the env takes "play").
-  A lag stroke's clauses are SN-15 or SN-16 only.
-* ``frame_over``: stepping does nothing.
-
-The reward of a decision, for each player, is the change in (own score − opponent's
-score) × ``reward_scale`` (default 0.1: snooker points).
+A whole frame under :mod:`cuegym.rules.snooker` or :mod:`cuegym.rules.american_snooker`
+(``EnvState.game`` is a :class:`~cuegym.rules.snooker.SnookerState`), pure JAX, one table
+per call; 22 balls: 0 the cue ball, 1..15 the reds, 16..21 yellow, green, brown, blue, pink,
+black. Decisions: strokes (from the D in ``in_hand_d``, the placement projected into it),
+the answer to a foul (``foul_choice``) and the lag (played as the Russian games' lag
+stroke, the core's lag machinery). The reward of a decision, for each player, is the change
+in (own score - opponent's score) x ``reward_scale``. Phases, nominations and the action:
+docs/envs.md, "Snooker-v0 and AmericanSnooker-v0".
 """
 
 from __future__ import annotations
@@ -291,7 +267,7 @@ def ghost_action(env, state: F.EnvState) -> dict:
     nomination is open (a colour on; with a free ball, the ghost plays only the balls
     on); with no pot kept, a full hit at 2.5 m/s on the nearest ball on. In hand the cue
     ball goes to :func:`ghost_spot`. After a foul it plays on (``play``). The lag as the
-    Russian games' ghost (:func:`cuegym.envs.functional.ghost_action`)."""
+    Russian games' ghost (:func:`cuegym.envs.games.pyramid.ghost_action`)."""
     spec = env.spec
     ids = jnp.arange(N)
     g = state.game
