@@ -1,8 +1,8 @@
 """The ghost-ball pot table (pure JAX): for every ball that may be struck, object ball and
 pocket, the ghost-ball aim, how easy the pot is and the speed to play it. The built-in
-"ghost" opponent (:func:`cuegym.envs.functional.ghost_action`) plays the best entry; the agents
-(:mod:`cuegym.agents`) rank every entry. Shapes: N balls, P = 6 pockets, S strikers (= N),
-J targets (= N).
+"ghost" opponent (each game module's ``ghost_action``, :mod:`cuegym.envs.games`) plays the
+best entry; the agents (:mod:`cuegym.agents`) rank every entry. Shapes: N balls, P = 6
+pockets, S strikers (= N), J targets (= N).
 
 The ghost ball of object ball j and pocket p is j's centre moved 2R back from the pocket
 (R the ball radius); aiming the struck ball's centre at it sends j, to first order (no
