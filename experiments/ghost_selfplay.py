@@ -58,7 +58,7 @@ def selfplay(game: str, tables: int, decisions: int, seed: int, noise: float = 1
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--games", nargs="+", default=["russian-pyramid", "americanka", "moscow-pyramid"],
-                   help="functional task names (cuegym.envs.functional.TASKS)")
+                   help="task names (cuegym.envs.registry.GAMES)")
     p.add_argument("--tables", type=int, default=64)
     p.add_argument("--decisions", type=int, default=12)
     p.add_argument("--seed", type=int, default=0)

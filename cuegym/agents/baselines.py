@@ -4,7 +4,7 @@
 Both run one small jitted program per task and table (no physics inside), on the state
 rebuilt from the observation (:func:`cuegym.agents.base.state_from_observation`).
 
-Golf (:mod:`cuegym.envs.functional_golf`): the only pot tried is the player's own ball into the
+Golf (:mod:`cuegym.envs.games.golf`): the only pot tried is the player's own ball into the
 round's pocket (GF-19/20), from hand over the house; the opening stroke (GF-09) is the
 full-ball hit that carries the own ball to the rear cushion; ``house_choice`` (GF-23) takes
 the set-up whose layout leaves the easier pot.
@@ -19,8 +19,8 @@ import jax
 import jax.numpy as jnp
 
 from cuegym.envs import functional as F
-from cuegym.envs import functional_golf as fg
-from cuegym.envs import functional_snooker as fs
+from cuegym.envs.games import golf as fg
+from cuegym.envs.games import snooker_frame as fs
 from cuegym.rules import americanka as am
 from cuegym.rules import golf as gf
 from cuegym.rules import pool
@@ -78,7 +78,7 @@ def hand_spot(env: F.FuncEnv, state: F.EnvState, place=None):
 def _targets(env: F.FuncEnv, state: F.EnvState, xy):
     """(N,) bool: the object balls a stroke may aim at: those on the table; from hand, only
     those outside the in-hand region (RU-GEN-19/44); PotShot's object ball; in snooker the
-    balls on (:func:`cuegym.envs.functional_snooker.balls_on`); in golf the player's own ball
+    balls on (:func:`cuegym.envs.games.snooker_frame.balls_on`); in golf the player's own ball
     (GF-21), from hand only outside the house (POOL-GEN-16/17)."""
     ids = jnp.arange(env.n_balls)
     hand = F.HAND_BALL[env.task]

@@ -15,7 +15,8 @@ from __future__ import annotations
 import jax.numpy as jnp
 
 from cuegym.envs import functional as F
-from cuegym.envs.ghost import Pots, pot_speed, pots, segment_gap  # noqa: F401 (the agents' geometry API)
+from cuegym.envs import ghost
+from cuegym.envs.ghost import Pots, pocket_lines, pot_speed, pots, segment_gap  # noqa: F401 (the agents' geometry API)
 from cuegym.envs.ghost_safety import (
     CARRY_MARGIN,
     MAX_POT_SPEED,
@@ -30,9 +31,9 @@ from cuegym.envs.ghost_safety import (
 )  # noqa: F401 (the agents' geometry API; shared with the built-in ghost)
 from cuegym.physics import get_table
 
-# Pots tried: the built-in ghost's limits (cuegym.envs.ghost).
-MAX_CUT = F.GHOST_MAX_CUT
-MAX_APPROACH = F.GHOST_MAX_APPROACH
+# Pots tried and the draw: the built-in ghost's (cuegym.envs.ghost, cuegym.envs.functional).
+MAX_CUT = ghost.MAX_CUT
+MAX_APPROACH = ghost.MAX_APPROACH
 DRAW = F.GHOST_DRAW
 MIN_HAND_DISTANCE = 0.3  # m: a ball in hand goes at least this far behind the ghost ball
 
@@ -49,13 +50,8 @@ def hand_spots(table_name: str, spec, phase, xy, targets):
     extended back, nearest the ghost ball but at least ``MIN_HAND_DISTANCE`` from it (the
     pot is then straight), and the built-in ghost's spot last; a line that misses the
     region gives the ghost's spot."""
-    table = get_table(table_name)
-    r = spec.ball_radius
     lo, hi = F.in_hand_region(spec, phase)
-    pockets = jnp.asarray(table.pocket_xy)
-    to_pocket = pockets[None, :, :] - xy[:, None, :]
-    u = to_pocket / jnp.maximum(jnp.sqrt(jnp.sum(to_pocket**2, -1)), 1e-12)[..., None]
-    ghost = xy[:, None, :] - 2 * r * u  # (J, P, 2); spots at ghost - t u, t >= 0
+    _, u, _, ghost = pocket_lines(table_name, spec.ball_radius, xy)  # (J, P, 2); spots at ghost - t u, t >= 0
     safe_u = jnp.where(jnp.abs(u) < 1e-12, 1e-12, u)
     t_a = (ghost - hi) / safe_u
     t_b = (ghost - lo) / safe_u
@@ -72,12 +68,7 @@ def removal_choice(table_name: str, xy, on, candidates):
     """Moscow pyramid's remove_ball (MP-09): the candidate object ball (``candidates`` (N,)
     bool) easiest to pot for the striker, who plays next from hand: the best cos(approach)^2
     / (0.5 m + distance to the pocket) over the pockets. Returns () int32."""
-    table = get_table(table_name)
-    pockets = jnp.asarray(table.pocket_xy)
-    into = jnp.asarray(table.drop_n)
-    to_pocket = pockets[None, :, :] - xy[:, None, :]
-    d2 = jnp.sqrt(jnp.sum(to_pocket**2, -1))
-    approach = jnp.sum(to_pocket / jnp.maximum(d2, 1e-12)[..., None] * into[None], -1)
+    d2, _, approach, _ = pocket_lines(table_name, 0.0, xy)
     ease = jnp.max(jnp.where(approach > 0, approach**2, 0.0) / (0.5 + d2), -1)
     return jnp.argmax(jnp.where(candidates, ease, -jnp.inf)).astype(jnp.int32)
 

@@ -1,8 +1,8 @@
 """The ghost-ball pot table (pure JAX): for every ball that may be struck, object ball and
 pocket, the ghost-ball aim, how easy the pot is and the speed to play it. The built-in
-"ghost" opponent (:func:`cuegym.envs.functional.ghost_action`) plays the best entry; the agents
-(:mod:`cuegym.agents`) rank every entry. Shapes: N balls, P = 6 pockets, S strikers (= N),
-J targets (= N).
+"ghost" opponent (each game module's ``ghost_action``, :mod:`cuegym.envs.games`) plays the
+best entry; the agents (:mod:`cuegym.agents`) rank every entry. Shapes: N balls, P = 6
+pockets, S strikers (= N), J targets (= N).
 
 The ghost ball of object ball j and pocket p is j's centre moved 2R back from the pocket
 (R the ball radius); aiming the struck ball's centre at it sends j, to first order (no
@@ -40,6 +40,30 @@ class Pots(NamedTuple):
     score: jnp.ndarray
 
 
+class PocketLines(NamedTuple):
+    """Each object ball j's straight line to each pocket p: ``d2`` (J, P) [m] the distance,
+    ``u`` (J, P, 2) the unit direction, ``approach`` (J, P) its cos against the pocket's axis
+    (the drop line's normal into the pocket), ``ghost`` (J, P, 2) [m] the ghost ball."""
+
+    d2: jnp.ndarray
+    u: jnp.ndarray
+    approach: jnp.ndarray
+    ghost: jnp.ndarray
+
+
+def pocket_lines(table_name: str, radius: float, xy) -> PocketLines:
+    """:class:`PocketLines` of the balls at ``xy`` (N, 2) [m] on ``table_name`` with balls of
+    ``radius`` [m]."""
+    table = get_table(table_name)
+    pockets = jnp.asarray(table.pocket_xy)
+    into = jnp.asarray(table.drop_n)
+    to_pocket = pockets[None, :, :] - xy[:, None, :]  # (J, P, 2)
+    d2 = jnp.sqrt(jnp.sum(to_pocket**2, -1))
+    u = to_pocket / jnp.maximum(d2, 1e-12)[..., None]
+    approach = jnp.sum(u * into[None], -1)
+    return PocketLines(d2, u, approach, xy[:, None, :] - 2 * radius * u)
+
+
 def segment_gap(a, b, p):
     """Distance [m] from points ``p`` to the segments ``a``→``b`` (broadcast, last axis 2)."""
     ab = b - a
@@ -64,12 +88,7 @@ def pots(table_name: str, radius: float, xy, on, strikers, targets) -> Pots:
     ids = jnp.arange(n)
     r = radius
     pockets = jnp.asarray(table.pocket_xy)
-    into = jnp.asarray(table.drop_n)
-    to_pocket = pockets[None, :, :] - xy[:, None, :]  # (J, P, 2)
-    d2 = jnp.sqrt(jnp.sum(to_pocket**2, -1))
-    u = to_pocket / jnp.maximum(d2, 1e-12)[..., None]
-    approach = jnp.sum(u * into[None], -1)
-    ghost = xy[:, None, :] - 2 * r * u
+    d2, u, approach, ghost = pocket_lines(table_name, r, xy)
     v = ghost[None] - xy[:, None, None, :]  # (S, J, P, 2)
     d1 = jnp.sqrt(jnp.sum(v**2, -1))
     aim = v / jnp.maximum(d1, 1e-12)[..., None]

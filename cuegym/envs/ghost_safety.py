@@ -5,7 +5,7 @@ In Americanka a stroke that pockets nothing must be a legal safety (AM-10 a ball
 the centre line and reaches the opposite short cushion, AM-11 two balls cross it, AM-12 a
 ball rebounds from one cushion to a second), else it is a foul (AM-13, RU-GEN-47).
 :func:`safety` with ``two_cushions`` aims at AM-12 and :func:`miss_speed` gives each pot a
-speed whose miss still meets it. Both the built-in ghost (:func:`cuegym.envs.functional.ghost_action`)
+speed whose miss still meets it. Both the built-in ghost (:func:`cuegym.envs.games.pyramid.ghost_action`)
 and the ghost-ball agent (:mod:`cuegym.agents.geometry`, which re-exports these names) use
 them. Shapes: N balls, P = 6 pockets, S strikers (= N), J targets (= N).
 """

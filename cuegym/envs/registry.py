@@ -3,7 +3,7 @@
 Everything that needs to know which games exist reads this table: Gymnasium registration,
 the functional core, position files and the command line, PettingZoo, the agents, the host
 record, the benchmarks and the determinism tools. Adding a game is a referee, a game module
-and one entry here (docs/architecture.md, "Adding a game").
+and one entry here (docs/envs.md, "Game protocol").
 """
 
 from __future__ import annotations
@@ -21,6 +21,8 @@ RUSSIAN_OBS_KEYS = _COMMON_KEYS + ("owner", "debt", "foul_run", "sudden_death")
 SNOOKER_OBS_KEYS = _COMMON_KEYS + ("ball_on", "free_ball", "breaking", "remaining")
 GOLF_OBS_KEYS = _COMMON_KEYS + ("target_pocket", "opening", "num_players")
 
+_GAMES = "cuegym.envs.games."  # the game modules' package
+
 FAMILIES = ("drill", "russian", "snooker", "golf")
 """How a game is played by the functional core: ``drill`` one stroke with no referee
 (pot-shot, lag), ``russian`` a frame under a Russian referee's :class:`GameState`,
@@ -37,7 +39,10 @@ class GameDef:
     default table, ``hand_ball`` the index of the ball in hand, ``players`` P (the
     per-player arrays' length; golf 6 whatever its ``num_players``), ``reward_scale`` the
     default reward per point or ball, ``referee`` the :mod:`cuegym.rules` module that judges
-    a stroke (None for a drill), ``obs_keys`` the observation keys the agents read."""
+    a stroke (None for a drill), ``obs_keys`` the observation keys the agents read,
+    ``module`` the dotted name of the game module that plays it (:mod:`cuegym.envs.games`;
+    a name, imported on first use by :func:`cuegym.envs.functional.game_module`, since the
+    game modules import the core that imports this registry)."""
 
     name: str
     env_id: str
@@ -50,6 +55,7 @@ class GameDef:
     reward_scale: float
     referee: ModuleType | None
     obs_keys: tuple[str, ...]
+    module: str
 
     def __post_init__(self):
         if self.family not in FAMILIES:
@@ -61,12 +67,14 @@ class GameDef:
 def _entries():
     drill = dict(family="drill", table="pyramid-12ft", hand_ball=0, players=2, reward_scale=1.0, referee=None,
                  balls=(), obs_keys=RUSSIAN_OBS_KEYS)
-    russian = dict(family="russian", table="pyramid-12ft", players=2, obs_keys=RUSSIAN_OBS_KEYS)
+    russian = dict(family="russian", table="pyramid-12ft", players=2, obs_keys=RUSSIAN_OBS_KEYS,
+                   module=_GAMES + "russian_frame")
     snooker_like = dict(family="snooker", table="snooker-12ft", hand_ball=0, players=2, reward_scale=0.1,
-                        balls=SNOOKER_BALLS, n_balls=snooker.N_BALLS, obs_keys=SNOOKER_OBS_KEYS)
+                        balls=SNOOKER_BALLS, n_balls=snooker.N_BALLS, obs_keys=SNOOKER_OBS_KEYS,
+                        module=_GAMES + "snooker_frame")
     return (
-        GameDef(name="pot-shot", env_id="cuegym/PotShot-v0", n_balls=2, **drill),
-        GameDef(name="lag", env_id="cuegym/Lag-v0", n_balls=1, **drill),
+        GameDef(name="pot-shot", env_id="cuegym/PotShot-v0", n_balls=2, module=_GAMES + "pot_shot", **drill),
+        GameDef(name="lag", env_id="cuegym/Lag-v0", n_balls=1, module=_GAMES + "lag", **drill),
         GameDef(name=russian_pyramid.GAME, env_id="cuegym/RussianPyramid-v0", n_balls=russian_pyramid.N_BALLS,
                 balls=PYRAMID_BALLS, hand_ball=russian_pyramid.CUE, reward_scale=0.1, referee=russian_pyramid,
                 **russian),
@@ -85,7 +93,7 @@ def _entries():
         GameDef(name=golf.GAME, env_id="cuegym/Golf-v0", family="golf", n_balls=golf.N_BALLS,
                 balls=("cue",) + tuple(str(k) for k in range(1, golf.MAX_PLAYERS + 1)), table="snooker-12ft",
                 hand_ball=golf.CUE, players=golf.MAX_PLAYERS, reward_scale=1.0, referee=golf,
-                obs_keys=GOLF_OBS_KEYS),
+                obs_keys=GOLF_OBS_KEYS, module=_GAMES + "golf"),
     )
 
 

@@ -34,6 +34,7 @@ import numpy as np
 
 from cuegym.tools import coach_words as W
 from cuegym.envs import functional as F
+from cuegym.envs.registry import GAMES
 from cuegym.physics import POCKETS, at_rest, get_spec, get_table, make_shot, simulate
 from cuegym.physics.balls import POCKETED
 from cuegym.positions import Position, PositionError
@@ -105,7 +106,7 @@ class Setup:
 
 
 def _games() -> list[str]:
-    return [g for g in F.TASKS if g not in ("pot-shot", "lag")]
+    return [g for g in GAMES if g not in ("pot-shot", "lag")]
 
 
 def task_of(position: Position) -> tuple[str, tuple]:
@@ -119,7 +120,7 @@ def task_of(position: Position) -> tuple[str, tuple]:
                                         f"\"cue\" and exactly one object ball; got {sorted(position.balls)}. "
                                         f"Name a game ({', '.join(_games())})")
         return "pot-shot", ("cue", others[0])
-    if game in F.TASKS and game not in ("pot-shot", "lag"):
+    if game in GAMES and game not in ("pot-shot", "lag"):
         return game, position.ids
     have = ", ".join(_games())
     raise PositionError("game", f"suggest has no environment for {game!r}; games it plays: {have} "

@@ -48,7 +48,7 @@ B = 64
 # less, and golf reaches a ball in hand only after a few fouls; PotShot and Lag-v0 end after
 # one. A snooker batch step takes about a minute on the shared 2-core machine, and every
 # break of the batch fouls: snooker plays on to the answer (normal play), American snooker,
-# whose agents run the same code (cuegym.envs.functional_snooker), stops at the foul
+# whose agents run the same code (cuegym.envs.games.snooker_frame), stops at the foul
 STEPS = {"pot-shot": 1, "lag": 1, "golf": 24, "snooker": 2, "american-snooker": 1}
 DEFAULT_STEPS = 6
 PER_PHASE = 4

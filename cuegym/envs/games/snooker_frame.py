@@ -1,37 +1,13 @@
-"""Snooker and American snooker as functional environments (tasks ``snooker`` and
-``american-snooker`` of :mod:`cuegym.envs.functional`, which hands them here).
+"""Snooker and American snooker as a game module (tasks ``snooker`` and ``american-snooker``).
 
-The same contract as the Russian games: ``init(env, key, opts)``, ``step(env, state,
-action, key, opts)``, ``observe(env, state)``, the legal masks and the two built-in
-opponents, pure JAX, one table per call. The referee is :mod:`cuegym.rules.snooker` or
-:mod:`cuegym.rules.american_snooker` (``EnvState.game`` is a
-:class:`~cuegym.rules.snooker.SnookerState`); 22 balls: 0 the cue ball, 1..15 the reds,
-16..21 yellow, green, brown, blue, pink, black.
-
-Phases (``state.game.phase``, :data:`cuegym.rules.snooker.SNOOKER_PHASE_NAMES`) and what
-the action's fields mean in each:
-
-* ``normal``: a stroke at the cue ball with ``shot``. ``ball`` is the nomination: the
-  colour on (SN-26: while reds remain and a colour is on, and after the last red) or the
-  free ball (SN-61); read only when :func:`legal_masks`'s ``ball`` has a ball, and then
-  passed to the referee as given (an illegal one is the referee's to rule on: a colour on
-  with no valid nomination is a foul of 7, SN-88).
-* ``in_hand_d``: the same, the cue ball first placed at ``place``, projected into the D
-  and off any ball when it is not there already (SN-10; flagged ``projected``).
-* ``foul_choice``: no stroke; ``choice`` is the incoming player's answer to the foul,
-  an index of :data:`cuegym.rules.snooker.CHOICE_NAMES` (play, replay, restore, from_d,
-  rebreak); one not open plays on (``cuegym.rules.snooker.choose``).
-* ``lag``: who plays the re-spotted black on a level frame (SN-15), or who breaks when
-  the env's ``lag_break`` is set (SN-16). Neither SN nor AS says how a lag is played, so
-  the env plays it as the Russian games' lag stroke (RU-GEN-07/08 read as the procedure;
-  :func:`cuegym.rules.russian.judge_lag`): each player's ball from his half of the area
-  behind the baulk line, off the top cushion, nearer the baulk cushion wins; a tie or both
-  losing repeats it. The winner plays (AMB-43 gives him the choice; the env takes "play").
-  A lag stroke's clauses are SN-15 or SN-16 only.
-* ``frame_over``: stepping does nothing.
-
-The reward of a decision, for each player, is the change in (own score − opponent's
-score) × ``reward_scale`` (default 0.1: snooker points).
+A whole frame under :mod:`cuegym.rules.snooker` or :mod:`cuegym.rules.american_snooker`
+(``EnvState.game`` is a :class:`~cuegym.rules.snooker.SnookerState`), pure JAX, one table
+per call; 22 balls: 0 the cue ball, 1..15 the reds, 16..21 yellow, green, brown, blue, pink,
+black. Decisions: strokes (from the D in ``in_hand_d``, the placement projected into it),
+the answer to a foul (``foul_choice``) and the lag (played as the Russian games' lag
+stroke, the core's lag machinery). The reward of a decision, for each player, is the change
+in (own score - opponent's score) x ``reward_scale``. Phases, nominations and the action:
+docs/envs.md, "Snooker-v0 and AmericanSnooker-v0".
 """
 
 from __future__ import annotations
@@ -160,12 +136,12 @@ def step(env, state: F.EnvState, action, key, opts) -> F.EnvState:
     nominated = jnp.where(jnp.any(noms), jnp.asarray(action["ball"], jnp.int32), -1)
     ruling, after = judge(spec, g, declare(struck=0, call_ball=nominated), summ, xy_s, on_s, final)
     zero = jnp.asarray(0, jnp.int32)
-    after = F._pick(after.phase == LAG, after._replace(to_play=zero), after)  # player 0 lags first
+    after = F.pick(after.phase == LAG, after._replace(to_play=zero), after)  # player 0 lags first
     new_game, new_xy, new_on, clauses = after, ruling.xy, ruling.on, ruling.clauses
 
     # The answer to a foul.
     r_c, g_c = choose(spec, g, xy, on, jnp.asarray(action["choice"], jnp.int32))
-    new_game = F._pick(choosing, g_c, new_game)
+    new_game = F.pick(choosing, g_c, new_game)
     new_xy = jnp.where(choosing, r_c.xy, new_xy)
     new_on = jnp.where(choosing, r_c.on, new_on)
     clauses = jnp.where(choosing, r_c.clauses, clauses)
@@ -178,9 +154,9 @@ def step(env, state: F.EnvState, action, key, opts) -> F.EnvState:
     decided = winner >= 0
     w = jnp.maximum(winner, 0).astype(jnp.int32)
     opening = g.strokes == 0  # the lag for the break (SN-16), else the tie on the black (SN-15)
-    resolved = F._pick(opening, g._replace(to_play=w, phase=jnp.asarray(sn.IN_HAND_D, jnp.int32)), sn.after_lag(g, w))
+    resolved = F.pick(opening, g._replace(to_play=w, phase=jnp.asarray(sn.IN_HAND_D, jnp.int32)), sn.after_lag(g, w))
     one = jnp.asarray(1, jnp.int32)
-    g_lag = F._pick(first, g._replace(to_play=one), F._pick(decided, resolved, g._replace(to_play=zero)))
+    g_lag = F.pick(first, g._replace(to_play=one), F.pick(decided, resolved, g._replace(to_play=zero)))
     # cited when the second stroke decides; AS names the lag only for the tie (AS-12), its
     # break has no lag clause to cite
     c = Clauses()
@@ -188,13 +164,13 @@ def step(env, state: F.EnvState, action, key, opts) -> F.EnvState:
         c.add("AS-12", ~opening & ~first)
     else:
         c.add("SN-16", opening & ~first).add("SN-15", ~opening & ~first)
-    new_game = F._pick(lag, g_lag, new_game)
+    new_game = F.pick(lag, g_lag, new_game)
     new_xy = jnp.where(lag, xy, new_xy)
     new_on = jnp.where(lag, on, new_on)
     clauses = jnp.where(lag, c.mask, clauses)
     foul = ruling.foul & stroke & ~lag
     lag_winner = jnp.where(lag & ~first, winner, -1).astype(jnp.int32)
-    memo = F._pick(first, F._lag_memo(summ, final), memo)
+    memo = F.pick(first, F.lag_memo(summ, final), memo)
 
     diff = (new_game.scores - g.scores).astype(jnp.float64) * opts.reward_scale
     rewards = jnp.stack([diff[0] - diff[1], diff[1] - diff[0]])
@@ -206,7 +182,7 @@ def step(env, state: F.EnvState, action, key, opts) -> F.EnvState:
                      foul, log.truncated, g.to_play, z, clauses, memo, lag_winner, xy_s, on_s, played,
                      ruling.counted & stroke & ~lag)  # the balls that scored (a foul answer pockets none)
     frozen = state._replace(rewards=jnp.zeros(2), terminated=jnp.asarray(True), truncated=z, potted=jnp.zeros(N, bool))
-    return F._pick(over, frozen, nxt)
+    return F.pick(over, frozen, nxt)
 
 
 # ----------------------------------------------------------------------------- observe
@@ -273,9 +249,9 @@ def random_action(env, state: F.EnvState, key) -> dict:
         "shot": jax.random.uniform(k[0], (5,), jnp.float64, jnp.asarray(F.SHOT_LOW), jnp.asarray(F.SHOT_HIGH)),
         "place": jnp.where(g.phase == LAG, lag_place, in_d_place),
         "cue_ball": jnp.asarray(0, jnp.int32),
-        "ball": F._categorical(k[3], jnp.where(jnp.any(noms), noms, ids != 0)),
+        "ball": F.categorical(k[3], jnp.where(jnp.any(noms), noms, ids != 0)),
         "pocket": jax.random.randint(k[4], (), 0, 6).astype(jnp.int32),
-        "choice": F._categorical(k[5], jnp.where(jnp.any(masks["choice"]), masks["choice"], ids == sn.PLAY)),
+        "choice": F.categorical(k[5], jnp.where(jnp.any(masks["choice"]), masks["choice"], ids == sn.PLAY)),
     }
 
 
@@ -291,7 +267,7 @@ def ghost_action(env, state: F.EnvState) -> dict:
     nomination is open (a colour on; with a free ball, the ghost plays only the balls
     on); with no pot kept, a full hit at 2.5 m/s on the nearest ball on. In hand the cue
     ball goes to :func:`ghost_spot`. After a foul it plays on (``play``). The lag as the
-    Russian games' ghost (:func:`cuegym.envs.functional.ghost_action`)."""
+    Russian games' ghost (:func:`cuegym.envs.games.pyramid.ghost_action`)."""
     spec = env.spec
     ids = jnp.arange(N)
     g = state.game
@@ -333,4 +309,4 @@ def in_hand_box(spec):
 
 
 __all__ = ["init", "step", "observe", "legal_masks", "random_action", "ghost_action", "project_d", "d_grid",
-           "balls_on", "points_left", "ghost_spot", "in_d", "POCKETED"]
+           "balls_on", "points_left", "ghost_spot", "in_hand_box"]

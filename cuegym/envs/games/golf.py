@@ -1,33 +1,13 @@
-"""Golf as a functional environment (task ``golf`` of :mod:`cuegym.envs.functional`, which hands
-it here), 2..6 players.
+"""Golf as a game module (task ``golf``), 2..6 players.
 
-The same contract as the other games: ``init(env, key, opts)``, ``step(env, state, action,
-key, opts)``, ``observe(env, state)``, the legal masks and the two built-in opponents, pure
-JAX, one table per call. The referee is :mod:`cuegym.rules.golf` (``EnvState.game`` is a
-:class:`~cuegym.rules.golf.GolfState`) on ``snooker-12ft`` (GF-01); 7 balls: 0 the cue
-ball, ball p + 1 player p's. The number of players is the traced option ``num_players``
-(``opts.num_players``), so one compiled program serves 2..6; the per-player arrays always
-have P = 6 entries (players >= ``num_players`` take no part: no strokes, no reward).
-
-At the start the first player is drawn by lot from the episode key (AMB-51: lag or lot); he
-opens at pocket 1 with the cue ball on the centre spot and his ball on the rear spot (GF-04,
-GF-08). Phases (``state.game.phase``, :data:`cuegym.rules.golf.GOLF_PHASE_NAMES`) and what
-the action's fields mean in each:
-
-* ``normal``: a stroke at the cue ball with ``shot``; the player's own ball must be hit
-  first (GF-21). Golf has no call: ``ball`` and ``pocket`` are not read.
-* ``in_hand_house``: the same, the cue ball first placed at ``place``, projected into the
-  house (strictly behind the front line) and off any ball when it is not there already
-  (GF-27, POOL-GEN-15/30; flagged ``projected``).
-* ``house_choice``: no stroke; ``choice`` is the striker's set-up of GF-23, an index of
-  :data:`cuegym.rules.golf.CHOICE_NAMES` (0 ``rear_spot``, 1 ``front_spot``); one not open
-  is taken as ``rear_spot`` (:func:`cuegym.rules.golf.choose`).
-* ``frame_over``: stepping does nothing.
-
-The reward of a decision, for each player, is minus the strokes charged to him for it
-(GF-06/07: 1 a stroke, 4 a foul) × ``reward_scale`` (default 1), so a player's return is
-minus his total; the turn passes only when the player pots his ball into the round's pocket
-(GF-19), so one player may take many decisions in a row.
+A round under :mod:`cuegym.rules.golf` (``EnvState.game`` is a
+:class:`~cuegym.rules.golf.GolfState`) on ``snooker-12ft`` (GF-01), pure JAX, one table per
+call; 7 balls: 0 the cue ball, ball p + 1 player p's. The number of players is the traced
+option ``num_players``, so one compiled program serves 2..6; the per-player arrays always
+have P = 6 entries (players >= ``num_players`` take no part). Decisions: strokes (from the
+house in ``in_hand_house``, the placement projected into it) and GF-23's set-up
+(``house_choice``). The reward of a decision, for each player, is minus the strokes charged
+to him (GF-06/07) x ``reward_scale``. Phases and the action: docs/envs.md, "Golf-v0".
 """
 
 from __future__ import annotations
@@ -37,6 +17,7 @@ import jax.numpy as jnp
 
 from cuegym.envs import functional as F
 from cuegym.envs import ghost
+from cuegym.envs.registry import game
 from cuegym.physics.strike import Shot
 from cuegym.rules import golf as gf
 from cuegym.rules import pool
@@ -49,7 +30,7 @@ CHOICES = len(gf.CHOICE_NAMES)
 HOUSE_GRID = (64, 32)  # across x along: the free spots tried when a placement touches a ball
 GHOST_SAFETY_SPEED = 2.0  # m/s: the ghost's full hit on its ball when it sees no pot
 
-assert F.MAX_PLAYERS == P and F.TASKS[F.GOLF] == N  # the env's widths are the referee's
+assert game(gf.GAME).players == P and game(gf.GAME).n_balls == N  # the env's widths are the referee's
 
 
 def init(env, key, opts) -> F.EnvState:
@@ -143,7 +124,7 @@ def step(env, state: F.EnvState, action, key, opts) -> F.EnvState:
     ruling, after = gf.judge(spec, g, pool.declare(), summ, xy_s, on_s, final, struck)
     # The set-up after the cue ball left the table with the own ball in the house (GF-23).
     r_c, g_c = gf.choose(spec, g, xy, on, jnp.asarray(action["choice"], jnp.int32))
-    new_game = F._pick(choosing, g_c, after)
+    new_game = F.pick(choosing, g_c, after)
     new_xy = jnp.where(choosing, r_c.xy, ruling.xy)
     new_on = jnp.where(choosing, r_c.on, ruling.on)
     clauses = jnp.where(choosing, r_c.clauses, ruling.clauses)
@@ -159,7 +140,7 @@ def step(env, state: F.EnvState, action, key, opts) -> F.EnvState:
                      jnp.asarray(-1, jnp.int32), xy_s, on_s, played,
                      ruling.counted & stroke)  # the own ball potted legally (a set-up pockets none)
     frozen = state._replace(rewards=jnp.zeros(P), terminated=jnp.asarray(True), truncated=z, potted=jnp.zeros(N, bool))
-    return F._pick(over, frozen, nxt)
+    return F.pick(over, frozen, nxt)
 
 
 # ----------------------------------------------------------------------------- observe
@@ -215,7 +196,7 @@ def random_action(env, state: F.EnvState, key) -> dict:
         "cue_ball": jnp.asarray(CUE, jnp.int32),
         "ball": (state.game.to_play + 1).astype(jnp.int32),
         "pocket": jax.random.randint(k[2], (), 0, 6).astype(jnp.int32),
-        "choice": F._categorical(k[3], jnp.where(jnp.any(masks["choice"]), masks["choice"], ids == gf.REAR_SPOT)),
+        "choice": F.categorical(k[3], jnp.where(jnp.any(masks["choice"]), masks["choice"], ids == gf.REAR_SPOT)),
     }
 
 
