@@ -27,7 +27,7 @@ import numpy as np
 from cuegym import ENV_TASKS
 from cuegym.envs import functional as F
 from cuegym.envs.registry import GAMES
-from cuegym.envs.gym_env import action_space
+from cuegym.envs.env_spaces import action_space
 from cuegym.rules import golf as gf
 from cuegym.rules import snooker as sn
 from cuegym.rules.base import IN_HAND_HOUSE, REMOVE_BALL, GameState
