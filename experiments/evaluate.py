@@ -236,7 +236,7 @@ def play_frame(env, env_id: str, agents, names, frame: int, seed: int, rulings: 
     """
     import numpy as np
 
-    from cuegym.envs.gym_env import PHASE_NAMES
+    from cuegym.envs.env_spaces import PHASE_NAMES
 
     t0 = time.perf_counter()
     obs, info = env.reset(seed=seed + frame)

@@ -72,7 +72,7 @@ def load(env, xy, on, **game):
     import jax
     import jax.numpy as jnp
 
-    from cuegym.envs.gym_env import _numpy_obs
+    from cuegym.envs.record import numpy_obs
 
     t = env.unwrapped._tables
     s = t.state
@@ -83,7 +83,7 @@ def load(env, xy, on, **game):
     act = {"shot": np.zeros((1, 5)), "place": np.zeros((1, 2)), "cue_ball": z, "ball": z, "pocket": z, "choice": z}
     t.state, obs, t.keys = t.program.step(t.state, act, t.keys, np.zeros(1, bool), np.zeros(1, bool), z, t.opts)
     t.obs = jax.device_get(obs)
-    return _numpy_obs(t.obs, env.unwrapped.observation_space, 0)
+    return numpy_obs(t.obs, env.unwrapped.observation_space, 0)
 
 
 def layout(n, balls):

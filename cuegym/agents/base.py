@@ -27,7 +27,7 @@ import numpy as np
 from cuegym import ENV_TASKS
 from cuegym.envs import functional as F
 from cuegym.envs.registry import GAMES
-from cuegym.envs.gym_env import action_space
+from cuegym.envs.env_spaces import action_space
 from cuegym.rules import golf as gf
 from cuegym.rules import snooker as sn
 from cuegym.rules.base import IN_HAND_HOUSE, REMOVE_BALL, GameState
@@ -77,9 +77,10 @@ def state_from_observation(env: F.FuncEnv, obs: dict) -> F.EnvState:
     of :func:`observation_arrays`. Dtypes are those of :func:`cuegym.envs.functional.init`, so the
     state fits the env's own compiled programs."""
     base = F.init(env, jax.random.PRNGKey(0))
-    if env.task in F.SNOOKER_GAMES:
+    family = GAMES[env.task].family
+    if family == "snooker":
         return _snooker_state(base, obs)
-    if env.task == F.GOLF:
+    if family == "golf":
         return _golf_state(base, obs)
     n = env.n_balls
     ids = jnp.arange(n)
@@ -90,7 +91,7 @@ def state_from_observation(env: F.FuncEnv, obs: dict) -> F.EnvState:
     owner = jnp.asarray(obs["owner"], jnp.int32)
     scores = jnp.rint(jnp.asarray(obs["scores"], jnp.float64)).astype(jnp.int32)
     owned = owner >= 0
-    hand = F.HAND_BALL[env.task]
+    hand = GAMES[env.task].hand_ball
     objects = ids != hand
     # the break: every object ball on the table, the ball in hand in the house, 0:0
     fresh = (phase == IN_HAND_HOUSE) & jnp.all(on | ~objects) & jnp.all(scores == 0)

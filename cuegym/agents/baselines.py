@@ -21,6 +21,7 @@ import jax.numpy as jnp
 from cuegym.envs import functional as F
 from cuegym.envs.games import golf as fg
 from cuegym.envs.games import snooker_frame as fs
+from cuegym.envs.registry import game
 from cuegym.rules import americanka as am
 from cuegym.rules import golf as gf
 from cuegym.rules import pool
@@ -48,51 +49,58 @@ class Plans(NamedTuple):
 
 
 D_SPOTS = 24  # the snooker agents try every 12th point of the D's grid from hand
+LAG_TASK = "lag"  # the lag drill (cuegym/Lag-v0): its one stroke is a lag, as a game's lag phase
 
 
-def _in_hand(phase):
+def ball_in_hand(phase):
+    """(traceable) Whether ``phase`` (any game's code) has the struck ball in hand."""
     return (phase == IN_HAND_HOUSE) | (phase == IN_HAND_REAR) | (phase == sn.IN_HAND_D)
 
 
-def _games(env: F.FuncEnv) -> bool:
-    """A game with a referee (a frame, or a round of golf), not a one-stroke task."""
-    return env.task in F.REFEREES or env.task in F.SNOOKER_GAMES or env.task == F.GOLF
+def family(env: F.FuncEnv) -> str:
+    """The env's game family (:data:`cuegym.envs.registry.FAMILIES`)."""
+    return game(env.task).family
+
+
+def refereed(env: F.FuncEnv) -> bool:
+    """A game with a referee (a frame, or a round of golf), not a one-stroke drill."""
+    return game(env.task).referee is not None
 
 
 def hand_spot(env: F.FuncEnv, state: F.EnvState, place=None):
     """(2,) [m]: ``place`` (default: the built-in ghost's spot for the phase) moved to the
     nearest legal spot for the ball in hand (the house, the temporary house, the D)."""
     spec, phase = env.spec, state.game.phase
-    if env.task == F.GOLF:
+    if family(env) == "golf":
         place = fg.ghost_spot(spec) if place is None else place
         return fg.project_house(spec, state.xy, state.on, place)[0]
-    if env.task in F.SNOOKER_GAMES:
+    if family(env) == "snooker":
         place = fs.ghost_spot(spec) if place is None else place
         return fs.project_d(spec, state.xy, state.on, place)[0]
     place = F.ghost_spot(spec, phase) if place is None else place
-    if env.task in F.REFEREES:
-        return F.project_place(spec, phase, state.xy, state.on, F.HAND_BALL[env.task], place)[0]
+    if family(env) == "russian":
+        return F.project_place(spec, phase, state.xy, state.on, game(env.task).hand_ball, place)[0]
     return place
 
 
-def _targets(env: F.FuncEnv, state: F.EnvState, xy):
+def target_balls(env: F.FuncEnv, state: F.EnvState, xy):
     """(N,) bool: the object balls a stroke may aim at: those on the table; from hand, only
     those outside the in-hand region (RU-GEN-19/44); PotShot's object ball; in snooker the
     balls on (:func:`cuegym.envs.games.snooker_frame.balls_on`); in golf the player's own ball
     (GF-21), from hand only outside the house (POOL-GEN-16/17)."""
     ids = jnp.arange(env.n_balls)
-    hand = F.HAND_BALL[env.task]
+    hand = game(env.task).hand_ball
     on = state.on
     phase = state.game.phase
-    if env.task in F.SNOOKER_GAMES:
+    if family(env) == "snooker":
         return fs.balls_on(state)
-    if env.task == F.GOLF:
+    if family(env) == "golf":
         own = on & gf.legal_targets(state.game)
-        return jnp.where(_in_hand(phase), own & ~pool.in_house(env.spec, xy), own)
-    if env.task not in F.REFEREES:
+        return jnp.where(ball_in_hand(phase), own & ~pool.in_house(env.spec, xy), own)
+    if family(env) == "drill":
         return on & (ids != 0)
     outside = ~ru.in_region(env.spec, phase, xy)
-    return jnp.where(_in_hand(phase), on & (ids != hand) & outside, on)
+    return jnp.where(ball_in_hand(phase), on & (ids != hand) & outside, on)
 
 
 def pot_table(env: F.FuncEnv, state: F.EnvState, xy, on, strikers, targets) -> G.Pots:
@@ -103,7 +111,7 @@ def pot_table(env: F.FuncEnv, state: F.EnvState, xy, on, strikers, targets) -> G
     pts = G.pots(env.table, env.spec.ball_radius, xy, on, strikers, targets)
     if env.task == am.GAME:  # a missed pot must still be a legal safety (AM-12, AM-13, RU-GEN-47)
         pts = pts._replace(speed=G.americanka_pot_speed(env.spec, xy, pts))
-    if env.task == F.GOLF:
+    if family(env) == "golf":
         mine = jnp.arange(pts.score.shape[-1]) == gf.target_pocket(state.game)
         pts = pts._replace(score=jnp.where(mine, pts.score, -jnp.inf))
     return pts
@@ -121,35 +129,35 @@ def ghost_plans(env: F.FuncEnv, state: F.EnvState, k: int) -> Plans:
     may legally go is tried."""
     spec = env.spec
     n = env.n_balls
-    hand = F.HAND_BALL[env.task]
+    hand = game(env.task).hand_ball
     strikers = F.legal_masks(env, state)["cue_ball"]
     xy, on = state.xy, state.on
     phase = state.game.phase
 
     def from_position(_):
-        pts = pot_table(env, state, xy, on, strikers, _targets(env, state, xy))
+        pts = pot_table(env, state, xy, on, strikers, target_balls(env, state, xy))
         score, idx = _top(pts.score, k)
         s, j, p = idx // (n * 6), (idx // 6) % n, idx % 6
         return Plans(xy[s], s, j, p, pts.phi.reshape(-1)[idx], pts.speed.reshape(-1)[idx], score)
 
-    if not _games(env):
+    if not refereed(env):
         return from_position(None)
 
     def from_hand(_):
-        if env.task in F.SNOOKER_GAMES:
+        if family(env) == "snooker":
             grid = fs.d_grid(spec)
             spots = jnp.concatenate([grid[:: grid.shape[0] // D_SPOTS], fs.ghost_spot(spec)[None]], 0)
             legal = jax.vmap(lambda q: sn.placement_ok(spec, xy, on, q))(spots)
-        elif env.task == F.GOLF:
-            spots = G.hand_spots(env.table, spec, IN_HAND_HOUSE, xy, _targets(env, state, xy))
+        elif family(env) == "golf":
+            spots = G.hand_spots(env.table, spec, IN_HAND_HOUSE, xy, target_balls(env, state, xy))
             legal = jax.vmap(lambda q: gf.placement_ok(spec, xy, on, q, IN_HAND_HOUSE))(spots)
         else:
-            spots = G.hand_spots(env.table, spec, phase, xy, _targets(env, state, xy))
+            spots = G.hand_spots(env.table, spec, phase, xy, target_balls(env, state, xy))
             legal = jax.vmap(lambda q: ru.placement_ok(spec, phase, xy, on, hand, q))(spots)
 
         def at(q):
             xy2, on2 = xy.at[hand].set(q), on.at[hand].set(True)
-            return pot_table(env, state, xy2, on2, strikers, _targets(env, state, xy2))
+            return pot_table(env, state, xy2, on2, strikers, target_balls(env, state, xy2))
 
         pts = jax.vmap(at)(spots)  # (M, S, J, P)
         score, idx = _top(jnp.where(legal[:, None, None, None], pts.score, -jnp.inf), k)
@@ -157,7 +165,7 @@ def ghost_plans(env: F.FuncEnv, state: F.EnvState, k: int) -> Plans:
         s, j, p = rest // (n * 6), (rest // 6) % n, rest % 6
         return Plans(spots[m], s, j, p, pts.phi.reshape(-1)[idx], pts.speed.reshape(-1)[idx], score)
 
-    return jax.lax.cond(_in_hand(phase), from_hand, from_position, None)
+    return jax.lax.cond(ball_in_hand(phase), from_hand, from_position, None)
 
 
 def ghost_decision(env: F.FuncEnv, state: F.EnvState, plans: Plans | None = None):
@@ -172,25 +180,25 @@ def ghost_decision(env: F.FuncEnv, state: F.EnvState, plans: Plans | None = None
     reach the rear cushion, which a pot does not), ``pocket`` the round's pocket,
     ``house_choice``: :func:`golf_choice`."""
     spec = env.spec
-    hand = F.HAND_BALL[env.task]
+    hand = game(env.task).hand_ball
     plans = ghost_plans(env, state, 1) if plans is None else plans
     masks = F.legal_masks(env, state)
     phase = state.game.phase
-    in_hand = _in_hand(phase)
+    in_hand = ball_in_hand(phase)
     found = jnp.isfinite(plans.score[0])
-    if env.task == F.GOLF:
+    if family(env) == "golf":
         found = found & ~state.game.opening
     # the safety, with a ball in hand at the built-in ghost's spot
     spot = hand_spot(env, state)
     xy = jnp.where(in_hand, state.xy.at[hand].set(spot), state.xy)
     on = jnp.where(in_hand, state.on.at[hand].set(True), state.on)
-    s0, j0, phi0, speed0 = G.safety(spec, xy, on, masks["cue_ball"], _targets(env, state, xy) & on,
+    s0, j0, phi0, speed0 = G.safety(spec, xy, on, masks["cue_ball"], target_balls(env, state, xy) & on,
                                     two_cushions=env.task == am.GAME)
     place = hand_spot(env, state, jnp.where(found, plans.spot[0], spot))
     j = jnp.where(found, plans.j[0], j0)
     shot = jnp.stack([jnp.where(found, plans.phi[0], phi0), jnp.where(found, plans.speed[0], speed0), 0.0,
                       jnp.where(found, G.DRAW, 0.0), 0.0])
-    if env.task == F.GOLF:
+    if family(env) == "golf":
         choice = golf_choice(env, state)
     else:
         choice = jnp.where(phase == REMOVE_BALL, G.removal_choice(env.table, state.xy, state.on, masks["choice"]),
@@ -203,9 +211,9 @@ def ghost_decision(env: F.FuncEnv, state: F.EnvState, plans: Plans | None = None
         "pocket": jnp.where(found, plans.p[0], G.nearest_pocket(env.table, state.xy[j])).astype(jnp.int32),
         "choice": choice.astype(jnp.int32),
     }
-    if env.task == F.GOLF:  # no call in golf: the round's pocket, for the record
+    if family(env) == "golf":  # no call in golf: the round's pocket, for the record
         action["pocket"] = gf.target_pocket(state.game).astype(jnp.int32)
-    elif _games(env) or env.task == "lag":
+    elif refereed(env) or env.task == LAG_TASK:
         lag = F.ghost_action(env, state)
         is_lag = phase == LAG
         action["shot"] = jnp.where(is_lag, lag["shot"], action["shot"])

@@ -36,7 +36,7 @@ import numpy as np
 from gymnasium import spaces
 
 from cuegym.envs.functional import SHOT_HIGH, SHOT_LOW
-from cuegym.envs.wrappers import FlatObservation, _unit
+from cuegym.envs.wrappers import FlatObservation, unit
 
 from cuegym.agents.base import Agent
 from cuegym.agents.baselines import GhostBallAgent
@@ -106,7 +106,7 @@ class ResidualShot(gym.Wrapper, gym.utils.RecordConstructorArgs):
     def decide(self, action, obs, key) -> tuple[dict, dict, bool]:
         """(played Dict action, base Dict action, clipped) for correction ``action`` (5,) on
         ``obs``, the base drawing from ``key``."""
-        v = _unit(action, "action", (5,))  # ShotOnly's check: shape, NaN / inf, clipped to [-1, 1]
+        v = unit(action, "action", (5,))  # ShotOnly's check: shape, NaN / inf, clipped to [-1, 1]
         base = self.base.act(obs, key)
         shot, clipped = correct_shot(base["shot"], v, *self.spans)
         return {**base, "shot": shot.astype(np.float32)}, base, clipped

@@ -42,13 +42,15 @@ import jax.numpy as jnp
 import numpy as np
 
 from cuegym.envs import functional as F
+from cuegym.envs.registry import GAMES
 from cuegym.physics.noise import SIGMA_PHI, SIGMA_SPEED, SIGMA_TIP
 from cuegym.rules.base import FRAME_OVER, LAG, NORMAL
 
 from cuegym.agents import aim as AIM
 from cuegym.agents import geometry as G
 from cuegym.agents.base import Agent, observation_arrays, state_from_observation
-from cuegym.agents.baselines import _games, _in_hand, _targets, ghost_decision, ghost_plans, hand_spot, pot_table
+from cuegym.agents.baselines import (LAG_TASK, ball_in_hand, family, ghost_decision, ghost_plans, hand_spot, pot_table,
+                                     refereed, target_balls)
 
 FIELDS = ("shot", "place", "cue_ball", "ball", "pocket", "choice")
 
@@ -94,21 +96,25 @@ class Budget:
                              f"{self.candidates * self.samples} (or sweep=0)")
 
 
-DEFAULT_BUDGETS = {
+DRILL_BUDGETS = {
     # one noise-free aim sweep, then three noisy rounds around the windows' centres
     "pot-shot": Budget(candidates=64, samples=16, rounds=3, sweep=3.0),
-    "lag": Budget(candidates=64, samples=8),
+    LAG_TASK: Budget(candidates=64, samples=8),
+}
+"""Drill task -> its budget: each drill is a task of its own."""
+FAMILY_BUDGETS = {
     # a full rack costs about 100x a two-ball table per lane (the batch waits for its
     # longest stroke): fewer lanes
-    "russian-pyramid": Budget(candidates=32, samples=4),
-    "americanka": Budget(candidates=32, samples=4),
-    "moscow-pyramid": Budget(candidates=32, samples=4),
+    "russian": Budget(candidates=32, samples=4),
     "snooker": Budget(candidates=32, samples=4),
-    "american-snooker": Budget(candidates=32, samples=4),
     # golf: two balls on the table, but its strokes run longer than PotShot's on the big
     # table: 256 lanes keep a decision near a second
     "golf": Budget(candidates=32, samples=8, rounds=2),
 }
+"""Game family (:data:`cuegym.envs.registry.FAMILIES`) -> the budget of its games."""
+DEFAULT_BUDGETS = {name: DRILL_BUDGETS[name] if g.family == "drill" else FAMILY_BUDGETS[g.family]
+                   for name, g in GAMES.items() if g.family != "drill" or name in DRILL_BUDGETS}
+"""Task -> the search's default budget (a view of the registry's games)."""
 
 # Variation of the candidates around a ghost-ball pot (first round) and around an elite
 # (refining rounds): aim [rad], log-speed, tip offsets [ball radii].
@@ -170,7 +176,7 @@ def propose(env: F.FuncEnv, state: F.EnvState, key, budget: Budget) -> dict:
     per = jnp.maximum((c + n_pots - 1) // n_pots - 1, 1)
     shot = jnp.where(exact[:, None], shot0, _vary(k_vary, shot0, True, rank, per))
     place = jnp.where(has, plans.spot[which], ghost["place"][None])
-    if _games(env):
+    if refereed(env):
         place = jax.vmap(lambda q: hand_spot(env, state, q))(place)
     pick = lambda plan, gh: jnp.where(has, plan[which], gh).astype(jnp.int32)  # noqa: E731
     out = {
@@ -263,27 +269,27 @@ def lane_value(env: F.FuncEnv, actor, nxt: F.EnvState, weight):
     position adds ``weight`` x the best pot of his own ball into that pocket
     (:func:`cuegym.agents.baselines.pot_table`; 0 before an opening stroke, GF-09)."""
     points = nxt.rewards[actor] / env.scale
-    if not _games(env):
+    if not refereed(env):
         return points, points > 0
-    if env.task == F.GOLF:
+    if family(env) == "golf":
         g = nxt.game
         potted = (g.to_play != actor) | nxt.terminated
-        in_hand = _in_hand(g.phase)
+        in_hand = ball_in_hand(g.phase)
         stroke = ((g.phase == NORMAL) | in_hand) & ~potted & ~g.opening
         xy = jnp.where(in_hand, nxt.xy.at[0].set(hand_spot(env, nxt)), nxt.xy)
         on = jnp.where(in_hand, nxt.on.at[0].set(True), nxt.on)
-        pts = pot_table(env, nxt, xy, on, F.legal_masks(env, nxt)["cue_ball"], _targets(env, nxt, xy) & on)
+        pts = pot_table(env, nxt, xy, on, F.legal_masks(env, nxt)["cue_ball"], target_balls(env, nxt, xy) & on)
         ease = jnp.maximum(jnp.max(pts.score), 0.0)
         return points + GOLF_POT_VALUE * potted + weight * jnp.where(stroke, ease, 0.0), potted
     g = nxt.game
-    hand = F.HAND_BALL[env.task]
-    in_hand = _in_hand(g.phase)
+    hand = GAMES[env.task].hand_ball
+    in_hand = ball_in_hand(g.phase)
     stroke = ((g.phase == NORMAL) | in_hand) & ~nxt.terminated
     spot = hand_spot(env, nxt)
     xy = jnp.where(in_hand, nxt.xy.at[hand].set(spot), nxt.xy)
     on = jnp.where(in_hand, nxt.on.at[hand].set(True), nxt.on)
     strikers = F.legal_masks(env, nxt)["cue_ball"]
-    pos = G.best_pot_score(env.table, env.spec.ball_radius, xy, on, strikers, _targets(env, nxt, xy) & on)
+    pos = G.best_pot_score(env.table, env.spec.ball_radius, xy, on, strikers, target_balls(env, nxt, xy) & on)
     sign = jnp.where(g.to_play == actor, 1.0, -1.0)
     return points + weight * jnp.where(stroke, sign * pos, 0.0), points > 0
 
@@ -380,7 +386,7 @@ def _sweep_programs(env: F.FuncEnv, budget: Budget):
     def prepare(state, key):
         plans = ghost_plans(env, state, max(budget.plans, AIM.SWEPT_POTS))
         ghost, _ = ghost_decision(env, state, plans)
-        if _games(env):
+        if refereed(env):
             plans = plans._replace(spot=jax.vmap(lambda q: hand_spot(env, state, q))(plans.spot))
         actions, group, has = AIM.sweep_actions(plans, ghost, b, width)
         states = jax.tree_util.tree_map(lambda x: jnp.broadcast_to(x, (b,) + x.shape), state)
@@ -426,8 +432,8 @@ class SearchAgent(Agent):
         self.noise = float(level)
         if not (isinstance(position_weight, (int, float)) and math.isfinite(position_weight)):
             raise ValueError(f"position_weight: a finite number, got {position_weight!r}")
-        self.position_weight = float(position_weight) if _games(self.env) else 0.0
-        self.lag_env = F.FuncEnv(task="lag", table=self.env.table) if _games(self.env) else self.env
+        self.position_weight = float(position_weight) if refereed(self.env) else 0.0
+        self.lag_env = F.FuncEnv(task=LAG_TASK, table=self.env.table) if refereed(self.env) else self.env
 
     def _opts(self, env):
         return F.options(env)._replace(noise=jnp.asarray(self.noise, jnp.float64))

@@ -42,14 +42,13 @@ from pettingzoo.utils import wrappers
 
 from cuegym import ENV_TASKS
 from cuegym.envs.gym_env import RENDER_MODES
-from cuegym.rules.golf import GAME as GOLF
-from cuegym.rules.golf import MAX_PLAYERS as GOLF_MAX_PLAYERS
+from cuegym.envs.registry import GAMES, family_games
 
-ONE_PLAYER_TASKS = ("pot-shot", "lag")
-"""Training tasks with a single player: not games for several agents."""
-MAX_PLAYERS = {GOLF: GOLF_MAX_PLAYERS}
-"""Task -> most players, for the games of more than two players (at least 2 each); every
-other game is for exactly two."""
+ONE_PLAYER_TASKS = family_games("drill")
+"""Training tasks with a single player (the registry's drills): not games for several agents."""
+MAX_PLAYERS = {name: g.players for name, g in GAMES.items() if g.players > 2}
+"""Task -> most players (the registry's ``players``), for the games of more than two
+players (at least 2 each); every other game is for exactly two."""
 MASKED_FIELDS = {"cue_ball": "legal_cue_ball", "ball": "legal_ball", "choice": "legal_choice"}
 """Action field -> the observation's legal mask for it."""
 

@@ -644,7 +644,7 @@ def to_svg(table_name: str, xy, on, paths=None, width: int = 480, *, ball_ids=No
 # ----------------------------------------------------------------------------- window
 
 
-def _has_display() -> bool:
+def has_display() -> bool:
     if sys.platform.startswith("linux") or "bsd" in sys.platform:
         return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
     return True  # macOS and Windows always have a window system
@@ -665,7 +665,7 @@ class Viewer:
         self._im = None
 
     def _start(self):
-        if not _has_display():
+        if not has_display():
             raise RuntimeError("render_mode='human' needs a display: no DISPLAY or WAYLAND_DISPLAY is set "
                                "(use render_mode='rgb_array' on a headless machine)")
         try:

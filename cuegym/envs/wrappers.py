@@ -30,9 +30,9 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from cuegym.envs.env_spaces import PHASE_NAMES
 from cuegym.physics import get_spec, get_table
-from cuegym.rules.base import IN_HAND_HOUSE, IN_HAND_REAR, LAG
-from cuegym.rules.snooker import IN_HAND_D
+from cuegym.rules.base import IN_HAND_REAR, LAG
 
 SHOT_KEYS = ("phi", "speed", "a", "b", "theta")
 ACTION_ORDER = ("shot", "place", "cue_ball", "ball", "pocket", "choice")
@@ -41,6 +41,9 @@ has that are not listed follow in the space's order)."""
 BOX_LINEAR_SPAN = 10.0
 """:class:`FlatObservation` scales a Box to [0, 1] by its bounds when every bound is finite
 and no span exceeds this; other Boxes go through symlog (see the class)."""
+HAND_PHASES = frozenset(code for code, name in enumerate(PHASE_NAMES) if name.startswith("in_hand") or name == "lag")
+"""The phase codes, of any game, in which the struck ball starts from where it is placed: a
+ball in hand (the house, the temporary house, the D) and the lag."""
 
 
 def _shot_limits(shot_low=None, shot_high=None):
@@ -60,7 +63,9 @@ def _shot_limits(shot_low=None, shot_high=None):
     return lo, hi
 
 
-def _unit(x, name, shape):
+def unit(x, name, shape):
+    """``x`` as a float array of ``shape`` clipped to [-1, 1]; ValueError naming ``name`` for
+    another shape, NaN or inf."""
     x = np.asarray(x, float)
     if x.shape != shape:
         raise ValueError(f"{name}: shape {shape} expected, got {x.shape}")
@@ -159,7 +164,7 @@ def heuristic_decisions(obs: dict, table_name: str, phi: float) -> dict:
     choice = _first(obs["legal_choice"]) if "legal_choice" in obs else None
     choice = 0 if choice is None else choice
     place = place_spot(table_name, phase, to_play)
-    from_hand = phase in (IN_HAND_HOUSE, IN_HAND_REAR, LAG, IN_HAND_D)
+    from_hand = phase in HAND_PHASES
     origin = place if from_hand else xy[cue]
     legal = (np.asarray(obs["legal_ball"]) > 0) & on & (np.arange(n) != cue)
     ball, pocket = 0, 0
@@ -223,7 +228,7 @@ class ShotOnly(gym.Wrapper, gym.utils.RecordConstructorArgs):
         """The Dict action for ``action`` (5,) on the latest observation."""
         if self._obs is None:
             raise RuntimeError("call reset() before step()")
-        v = _unit(action, "action", (5,))
+        v = unit(action, "action", (5,))
         shot = decode_shot(v, self.shot_low, self.shot_high)
         out = heuristic_decisions(self._obs, self.table, float(shot[0]))
         out["shot"] = shot.astype(np.float32)
@@ -283,7 +288,7 @@ class FlattenDictAction(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
         self.action_space = spaces.Box(-1.0, 1.0, (at,), np.float32)
 
     def action(self, action) -> dict:
-        v = _unit(action, "action", self.action_space.shape)
+        v = unit(action, "action", self.action_space.shape)
         space = self.env.action_space.spaces
         out = {}
         for k, sl in self.slices.items():

@@ -9,7 +9,7 @@ For each id (:data:`cuegym.ENV_IDS` in the issue's order, ``opponent=None``) it 
   ``env.step`` plus the resets) spent outside the compiled program. Each call is drawn,
   at random (seeded, so no periodic pattern of the episodes aliases with it), to be
   timed or plain. On a timed call (the first always is) the env's compiled programs
-  (:func:`cuegym.envs.gym_env.flat_program`: ``batched(env)`` behind packed arguments, plus
+  (:func:`cuegym.envs.host_program.flat_program`: ``batched(env)`` behind packed arguments, plus
   the host record) are wrapped by a timer that blocks on the call's output: "inside" is
   the jitted call, argument transfer and dispatch included. A plain call runs the env as
   users do, nothing wrapped, and gives the wall time of ``env.step``; resets are drawn
@@ -128,7 +128,7 @@ def still(action: dict) -> dict:
 
 
 class _TimedProgram:
-    """Wraps the ``reset`` and ``step`` of a :class:`cuegym.envs.gym_env.FlatProgram` and adds
+    """Wraps the ``reset`` and ``step`` of a :class:`cuegym.envs.host_program.FlatProgram` and adds
     up the wall time of their calls, each blocked until its result (one array: the rows)
     is ready. ``timing(on)`` switches the env between the wrapped calls and the plain ones
     (no wrapper frame, no blocking: the env as users run it)."""
@@ -289,7 +289,8 @@ def bench_functional(env_id: str, num_envs: int, max_calls: int, budget_s: float
 
     from cuegym import ENV_TASKS
     from cuegym.envs import functional as F
-    from cuegym.envs.gym_env import action_space, check_action
+    from cuegym.envs.command import check_action
+    from cuegym.envs.env_spaces import action_space
 
     func = F.FuncEnv(task=ENV_TASKS[env_id])
     program = F.batched(func)

@@ -93,7 +93,7 @@ class _ScriptedEnv:
     potted, scores after, to_play, phase after, terminated, truncated)."""
 
     def __init__(self, script, n=16):
-        from cuegym.envs.gym_env import PHASE_NAMES
+        from cuegym.envs.env_spaces import PHASE_NAMES
 
         self.script, self.n, self.code = list(script), n, {name: k for k, name in enumerate(PHASE_NAMES)}
 

@@ -63,7 +63,7 @@ def test_human_mode_is_offered_only_with_a_display():
     from cuegym.envs import render as R
     from cuegym.envs.gym_env import RENDER_MODES, CueEnv
 
-    if R._has_display():
+    if R.has_display():
         assert "human" in RENDER_MODES
     else:
         assert RENDER_MODES == ["rgb_array"]

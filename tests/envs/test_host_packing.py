@@ -1,4 +1,4 @@
-"""The host fronts' packing (cuegym.envs.packing, cuegym.envs.gym_env's command): a tree packed into
+"""The host fronts' packing (cuegym.envs.packing, cuegym.envs.command): a tree packed into
 int32 words and read back is the same tree bit for bit, traced or on the host; the single
 env's quick command path packs an action exactly as the general path does and leaves
 every bad action to the general path's errors. No env program is compiled here (a small
@@ -9,8 +9,9 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from cuegym.envs import gym_env as G
+from cuegym.envs import command as G
 from cuegym.envs import functional as F
+from cuegym.envs.env_spaces import action_space
 from cuegym.envs.packing import Packing
 
 N_BALLS = 16
@@ -66,7 +67,7 @@ def test_packing_refuses_a_leaf_of_another_dtype_or_shape():
 
 
 def _actions(n):
-    space = G.action_space(F.FuncEnv(task="russian-pyramid"))
+    space = action_space(F.FuncEnv(task="russian-pyramid"))
     space.seed(3)
     return [space.sample() for _ in range(n)]
 
