@@ -1,4 +1,4 @@
-"""The physics benchmark (DESIGN.md §8): shots/s against batch size, compile time, memory.
+"""The physics benchmark (docs/physics.md, "Performance"): shots/s against batch size, compile time, memory.
 
     python experiments/bench_physics.py [--quick] [--out results/bench_physics.json]
 

@@ -3,7 +3,7 @@
 Independent Gaussians on each shot parameter; ``level`` multiplies the tournament sigmas
 (phi 0.125 degrees, speed 0.075 m/s, tip offsets 0.5 mm, theta 0.1 degrees): 0 is exact,
 1 the 2011 championship's low noise, 5 its high noise (M. Smith, M. Greenspan et al.,
-Computational Pool tournament reports; REFERENCES.md). Tip offsets are in ball radii, so
+Computational Pool tournament reports; docs/physics.md). Tip offsets are in ball radii, so
 their sigma is 0.5 mm divided by the ball radius.
 """
 

@@ -95,7 +95,7 @@ class TableSpec:
         return dataclasses.replace(self, **changes)
 
 
-# International Pyramid Committee table requirements (via REFERENCES.md): playing area
+# International Pyramid Committee table requirements (docs/physics.md, "Parameters"): playing area
 # 3550 x 1775 mm, ball 68 mm / 285 g, corner mouth 72-73 mm, middle 82-83 mm, jaw rounding
 # 5 mm (corners) and 11 mm (middles), cushion nose 42 mm above the slate. The cushion rubber
 # rebound of 55 % is read as the ratio of rebound to impact kinetic energy, so the ball–cushion

@@ -2,12 +2,11 @@
 
 Where the data came from
 ------------------------
-The project's rules catalogue, ``shared/rules/CATALOGUE.md`` (an English
-paraphrase of the Russian seed document ``shared/rules/source-ru.txt``).
-Ids and tags were extracted from it mechanically; each title is a short
-one-line summary written for this table (not a quotation). The full text,
-sources and ambiguity notes (AMB-nn) stay in the catalogue. The package must
-not read ``shared/`` at run time, so the table is copied here as code.
+The project's rules catalogue, an English paraphrase of the Russian rulebook,
+clause by clause with stable ids. Ids and tags were taken from it mechanically;
+each title is a short one-line summary written for this table (not a quotation).
+The readings of its ambiguities (AMB-nn) are in docs/rules.md; which clause each
+test covers is in docs/rules-coverage.md.
 
 Sections, in catalogue order: RU-GEN (general Russian billiards), RP (Russian
 pyramid), AM (Americanka), MP (Moscow pyramid), SN (snooker), AS (American

@@ -30,7 +30,7 @@ State (:class:`GolfState`) and decisions; docs/rules.md has the full design:
 and returns ``(GolfRuling, GolfState)``; jit it with ``spec`` static (:data:`jit_judge`),
 vmap it over tables.
 
-Where the catalogue and the original (source-ru.txt) differ in a way that matters here, the
+Where the catalogue and the original Russian rulebook differ in a way that matters here, the
 original wins; see docs/rules.md "Golf": GF-13 says the next player starts «из той же
 исходной позиции, что и первый» (the same starting position), which we read as the cue ball
 on the centre spot and his ball on the rear spot, as the catalogue does.

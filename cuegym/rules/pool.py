@@ -23,7 +23,7 @@ What lives here, each a pure function on one table (vmap for a batch):
   :func:`turn_passes`, :func:`match_breaker`;
 * the rack (POOL-GEN-03): :func:`rack`.
 
-Frame (DESIGN.md §2): x across the table in [0, W], y along it in [0, L], metres; the head
+Frame (docs/physics.md, "Frame"): x across the table in [0, W], y along it in [0, L], metres; the head
 cushion (the house end) is y = 0, the foot (rear) cushion y = L. The house line (the
 "front line") is ``spec.head_line`` from the head cushion; on the snooker table that is the
 baulk line, so the house is the baulk area (reading, docs/rules.md). The front, centre and

@@ -4,7 +4,7 @@ Where balls go when a referee puts them back on the table: on the long string be
 rear spot (Russian pyramid), frozen against the rear cushion (Americanka, Moscow pyramid),
 or racked as a pyramid on the rear spot (a rebuild); plus the house tests.
 
-Frame (DESIGN.md §2, :mod:`cuegym.physics.tables`): x across the table in [0, W], y along it
+Frame (docs/physics.md "Frame", :mod:`cuegym.physics.tables`): x across the table in [0, W], y along it
 in [0, L], metres; the head (house) cushion is y = 0, the rear (foot) cushion y = L. A ball
 centre may come no closer than the contact offset ``off`` to a cushion nose line, so a ball
 frozen against the rear cushion has y = L - off. The long string is the line x = W / 2, the

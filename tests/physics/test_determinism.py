@@ -1,5 +1,5 @@
 """Same inputs, same bytes: a vmapped batch equals each shot run alone, and two runs of
-the same seeded batch are identical (DESIGN.md §7)."""
+the same seeded batch are identical (docs/physics.md, "Determinism")."""
 
 import hashlib
 

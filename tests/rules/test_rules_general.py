@@ -3,8 +3,8 @@ Python than as scenario files: the equipment and the rack (RU-GEN-02/03), the la
 break (RU-GEN-06..10), the break order of a match (RU-GEN-11/12), the stroke's span
 (RU-GEN-34), hanging balls (RU-GEN-52/54) and the dead position (RU-GEN-56..58).
 
-Expected values come from the catalogue (``shared/rules/CATALOGUE.md``) and its readings
-AMB-nn, never from what the code prints. Lag strokes are real strokes: one ball at index 0
+Expected values come from the catalogue (:mod:`cuegym.rules.catalogue`, docs/rules.md) and its
+readings AMB-nn, never from what the code prints. Lag strokes are real strokes: one ball at index 0
 of a 16-ball table, simulated with ``cuegym.physics.simulate`` on an otherwise empty table.
 """
 

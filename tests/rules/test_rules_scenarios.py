@@ -4,7 +4,7 @@ A scenario is a position file, a shot file and the ruling the catalogue demands.
 simulated by the physics unless the scenario gives ``events`` (a short event list, for cases
 a physical shot would make awkward; see ``cuegym.positions.play.summary_from_events``). Fields:
 
-* ``position``, ``shot``: as the files of DESIGN.md §6 (``shot.call``, ``place``, ``choice``,
+* ``position``, ``shot``: as the position and shot files (docs/rules.md) (``shot.call``, ``place``, ``choice``,
   ``inject``); ``events`` and ``final`` (optional, synthetic summary).
 * ``expect``: ``clauses`` (each must be cited), ``not_clauses`` (none may be), and any of the
   ruling's fields (``foul``, ``points``, ``scores``, ``to_play``, ``phase``, ``counted``
