@@ -102,6 +102,36 @@ GAMES: dict[str, GameDef] = {g.name: g for g in _entries()}
 BY_ID: dict[str, GameDef] = {g.env_id: g for g in GAMES.values()}
 """Gymnasium id -> :class:`GameDef`."""
 ENV_IDS: tuple[str, ...] = tuple(BY_ID)
+"""The built-in Gymnasium ids (games added with :func:`register` are in :data:`BY_ID`)."""
+
+
+def register(entry: GameDef) -> GameDef:
+    """Add a game: its :class:`GameDef` joins :data:`GAMES` and :data:`BY_ID` and its id is
+    registered with Gymnasium (``gymnasium.make(entry.env_id)``). ``entry.module`` names an
+    importable game module (docs/architecture.md, "Adding a game"). ValueError naming
+    ``name`` or ``env_id`` when either is taken."""
+    if entry.name in GAMES:
+        raise ValueError(f"name: {entry.name!r} is already a game; pick another task name")
+    if entry.env_id in BY_ID:
+        raise ValueError(f"env_id: {entry.env_id!r} is already registered; pick another id")
+    GAMES[entry.name] = entry
+    BY_ID[entry.env_id] = entry
+    _register_gymnasium(entry)
+    return entry
+
+
+def _register_gymnasium(entry: GameDef) -> None:
+    import gymnasium
+
+    if entry.env_id not in gymnasium.registry:
+        gymnasium.register(id=entry.env_id, entry_point="cuegym.envs.gym_env:CueEnv",
+                           vector_entry_point="cuegym.envs.gym_env:CueVectorEnv", kwargs={"task": entry.name})
+
+
+def register_builtins() -> None:
+    """Register the built-in ids with Gymnasium (``import cuegym`` does it)."""
+    for entry in GAMES.values():
+        _register_gymnasium(entry)
 
 
 def game(name_or_id: str) -> GameDef:
