@@ -11,15 +11,9 @@ import numpy as np
 from gymnasium import spaces
 
 from cuegym.envs import functional as F
-from cuegym.envs.registry import game
+from cuegym.envs.registry import FAMILY_PHASES, game
 from cuegym.physics import POCKETS
-from cuegym.rules.base import PHASE_NAMES as RUSSIAN_PHASE_NAMES
-from cuegym.rules.golf import GOLF_PHASE_NAMES
-from cuegym.rules.snooker import SNOOKER_PHASE_NAMES
 
-FAMILY_PHASES = {"drill": RUSSIAN_PHASE_NAMES, "russian": RUSSIAN_PHASE_NAMES, "snooker": SNOOKER_PHASE_NAMES,
-                 "golf": GOLF_PHASE_NAMES}
-"""Family (:data:`cuegym.envs.registry.FAMILIES`) -> its phase names by code."""
 PHASE_NAMES = max(FAMILY_PHASES.values(), key=len)
 """Phase names by code, every game's: each family's codes are a prefix of these (the Russian
 games use codes 0..5, snooker 0 and 4..7, golf 0, 1, 5 and 8)."""

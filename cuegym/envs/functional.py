@@ -23,7 +23,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from cuegym.envs import ghost
-from cuegym.envs.registry import GAMES, family_games, game
+from cuegym.envs.registry import DEFAULT_TASK, GAMES, family_games, game
 from cuegym.physics import get_spec, get_table
 from cuegym.physics.balls import at_rest
 from cuegym.physics.noise import perturb
@@ -147,7 +147,7 @@ class FuncEnv:
     the players of a golf game, 2..6 (GF-02; traced: one program serves every count; the
     other tasks are two-player games and take only 2)."""
 
-    task: str = "russian-pyramid"
+    task: str = DEFAULT_TASK
     table: str | None = None  # None: the task's table (cuegym.envs.registry.GameDef.table)
     noise: float = 1.0
     max_shots: int = 200

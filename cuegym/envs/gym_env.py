@@ -21,6 +21,7 @@ from cuegym.envs import render as R
 from cuegym.envs.command import ACTIVE, COMMAND_WIDTH, DONE, OPPONENT, deferred_agent_command, pack_action
 from cuegym.envs.env_spaces import action_space, observation_space
 from cuegym.envs.record import INT_COLS, RowDecoder, field, frame_info, host_row, numpy_obs, step_info
+from cuegym.envs.registry import DEFAULT_TASK
 from cuegym.envs.tables import HostTables
 from cuegym.physics import get_table
 
@@ -51,7 +52,7 @@ class CueEnv(gym.Env):
 
     metadata = {"render_modes": RENDER_MODES, "render_fps": 2}
 
-    def __init__(self, task: str = "russian-pyramid", render_mode: str | None = None, opponent=None, **options):
+    def __init__(self, task: str = DEFAULT_TASK, render_mode: str | None = None, opponent=None, **options):
         if render_mode is not None and render_mode not in RENDER_MODES:
             extra = "" if "human" in RENDER_MODES else " ('human' needs a display: none here)"
             raise ValueError(f"render_mode: None or one of {RENDER_MODES}{extra}; got {render_mode!r}")
@@ -141,7 +142,7 @@ class CueVectorEnv(gym.vector.VectorEnv):
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
 
-    def __init__(self, task: str = "russian-pyramid", num_envs: int = 1, render_mode: str | None = None, opponent=None,
+    def __init__(self, task: str = DEFAULT_TASK, num_envs: int = 1, render_mode: str | None = None, opponent=None,
                  **options):
         if render_mode is not None:
             raise ValueError(f"render_mode: the vector env does not render (None), got {render_mode!r}; "

@@ -26,7 +26,6 @@ from gymnasium import spaces
 from cuegym.envs import functional as F
 from cuegym.envs.env_spaces import PHASE_NAMES
 from cuegym.envs.registry import GAMES
-from cuegym.rules import golf as gf
 
 RECORD_FLAGS = ("terminated", "truncated", "foul", "clipped", "projected", "truncated_shot", "cue_replaced")  # bool
 RECORD_SCALARS = ("to_play", "phase", "winner", "acted", "lag_winner", "foul_run", "sudden_death")  # int32
@@ -82,7 +81,7 @@ def _space_layout(space: spaces.Dict) -> dict:
 
 def _game_scores(g):
     """(P,) int32 the referee's scores: points or balls won, golf's strokes."""
-    return g.strokes if isinstance(g, gf.GolfState) else g.scores
+    return g.scores
 
 
 def record(state: F.EnvState, obs: dict) -> jnp.ndarray:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 from types import ModuleType
 
-from cuegym.rules import american_snooker, americanka, golf, moscow_pyramid, russian_pyramid, snooker
+from cuegym.rules import american_snooker, americanka, base, golf, moscow_pyramid, russian_pyramid, snooker
 
 PYRAMID_BALLS = ("cue",) + tuple(str(k) for k in range(1, 16))
 SNOOKER_BALLS = ("cue",) + tuple(f"red{k}" for k in range(1, 16)) + ("yellow", "green", "brown", "blue", "pink", "black")
@@ -27,6 +27,11 @@ FAMILIES = ("drill", "russian", "snooker", "golf")
 """How a game is played by the functional core: ``drill`` one stroke with no referee
 (pot-shot, lag), ``russian`` a frame under a Russian referee's :class:`GameState`,
 ``snooker`` and ``golf`` a frame under their own referee state and phases."""
+
+
+FAMILY_PHASES = {"drill": base.PHASE_NAMES, "russian": base.PHASE_NAMES, "snooker": snooker.SNOOKER_PHASE_NAMES,
+                 "golf": golf.GOLF_PHASE_NAMES}
+"""Family -> its phase names by code (the referees' ``*PHASE_NAMES``)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -98,6 +103,8 @@ def _entries():
 
 
 GAMES: dict[str, GameDef] = {g.name: g for g in _entries()}
+DEFAULT_TASK = russian_pyramid.GAME
+"""The task of ``FuncEnv()`` and ``CueEnv()`` without one."""
 """Task name -> :class:`GameDef`, in the order of the Gymnasium ids."""
 BY_ID: dict[str, GameDef] = {g.env_id: g for g in GAMES.values()}
 """Gymnasium id -> :class:`GameDef`."""

@@ -104,6 +104,11 @@ class GolfState(NamedTuple):
     shots: jnp.ndarray
     winner: jnp.ndarray
 
+    @property
+    def scores(self) -> jnp.ndarray:
+        """(P,) int32 the players' totals under the name every referee state uses: the strokes."""
+        return self.strokes
+
 
 class GolfRuling(NamedTuple):
     """The referee's decision on one stroke or choice: the fields of

@@ -59,8 +59,9 @@ import time
 
 import numpy as np
 
-IDS = ("cuegym/RussianPyramid-v0", "cuegym/Americanka-v0", "cuegym/MoscowPyramid-v0", "cuegym/PotShot-v0",
-       "cuegym/Lag-v0")
+from cuegym.envs.registry import GAMES
+
+IDS = tuple(g.env_id for family in ("russian", "drill") for g in GAMES.values() if g.family == family)
 SIZES = (1, 64, 1024)
 QUICK_SIZES = (1, 64)
 TARGET_OUTSIDE = 0.10  # the bound on the single env's time outside the compiled step
@@ -444,9 +445,9 @@ def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     if args.steps is not None and args.steps < 1:
         raise ValueError(f"--steps: at least 1, got {args.steps}")
-    from cuegym import physics  # noqa: F401  (first: XLA flags and float64 before JAX starts)
     import jax
 
+    from cuegym import physics  # noqa: F401  (first: XLA flags and float64 before JAX starts)
     from cuegym._cache import enable_compilation_cache
 
     if not args.no_cache and not jax.config.jax_compilation_cache_dir:
