@@ -448,6 +448,13 @@ def ghost_action(env: FuncEnv, state: EnvState) -> dict:
     return game_module(env.task).ghost_action(env, state)
 
 
+def from_observation(env: FuncEnv, obs: dict) -> EnvState:
+    """(traceable) The state of ``env``'s game read back from an observation's arrays (what
+    the agents reason on; each game module says what it fills in for what the observation
+    lacks)."""
+    return game_module(env.task).from_observation(env, obs)
+
+
 # ----------------------------------------------------------------------------- opponents
 
 

@@ -239,5 +239,40 @@ def ghost_action(env, state: F.EnvState) -> dict:
     }
 
 
-__all__ = ["init", "step", "observe", "legal_masks", "random_action", "ghost_action", "project_house", "house_grid",
+
+def from_observation(env: F.FuncEnv, obs: dict) -> F.EnvState:
+    """(traceable) Golf's state from an observation (the arrays of
+    :func:`cuegym.agents.base.observation_arrays`). Each player's next pocket is read back from
+    ``target_pocket`` (a physics pocket id; -1: done, or not playing), the round's pocket is
+    the striker's, and the first player of the order is the striker counted back over the
+    players who have already finished this round (they are first, first + 1, ..., the
+    striker - 1: GF-11..18); the GF-23 set-ups open from ``legal_choice``. What the
+    observation lacks: the score sheet (zeros; the totals are ``scores``) and the strokes
+    played (0); neither changes a ruling."""
+    base = F.init(env, jax.random.PRNGKey(0))
+    p = gf.MAX_PLAYERS
+    balls = jnp.asarray(obs["balls"], jnp.float64)
+    on = balls[:, 2] > 0.5
+    n = jnp.asarray(obs["num_players"], jnp.int32)
+    to_play = jnp.asarray(obs["to_play"], jnp.int32)
+    phase = jnp.asarray(obs["phase"], jnp.int32)
+    target = jnp.asarray(obs["target_pocket"], jnp.int32)
+    # physics pocket id -> golf pocket 1..6; -1 (done or not playing) -> 7
+    number = jnp.argmax(target[:, None] == jnp.asarray(gf.POCKET_IDS)[None], -1) + 1
+    playing = jnp.arange(p) < n
+    next_pocket = jnp.where(playing & (target >= 0), number, gf.N_POCKETS + 1).astype(jnp.int32)
+    pocket = next_pocket[jnp.clip(to_play, 0, p - 1)]
+    done_round = playing & (next_pocket == pocket + 1)
+    first = jnp.mod(to_play - jnp.sum(done_round), jnp.maximum(n, 1)).astype(jnp.int32)
+    legal = jnp.asarray(obs["legal_choice"])[: len(gf.CHOICE_NAMES)] > 0
+    choices = jnp.sum(jnp.where(legal, 1 << jnp.arange(len(gf.CHOICE_NAMES)), 0))
+    strokes = jnp.rint(jnp.asarray(obs["scores"], jnp.float64))
+    game = base.game._replace(
+        to_play=to_play, phase=phase, num_players=n, first=first, pocket=pocket, next_pocket=next_pocket,
+        strokes=strokes, opening=jnp.asarray(obs["opening"]) > 0, choices=choices, winner=-1,
+    )
+    game = jax.tree_util.tree_map(lambda b, v: jnp.asarray(v).astype(b.dtype), base.game, game)
+    return base._replace(xy=balls[:, :2], on=on, game=game, last_xy=balls[:, :2], last_on=on)
+
+__all__ = ["from_observation", "init", "step", "observe", "legal_masks", "random_action", "ghost_action", "project_house", "house_grid",
            "target_pockets", "ghost_spot"]

@@ -12,13 +12,13 @@ from __future__ import annotations
 import jax.numpy as jnp
 
 from cuegym.envs import functional as F
-from cuegym.envs.games.pyramid import ghost_action, legal_masks, observe, random_action
+from cuegym.envs.games.pyramid import from_observation, ghost_action, legal_masks, observe, random_action
 from cuegym.envs.registry import game
 from cuegym.physics.balls import POCKETED
 from cuegym.rules import russian as ru
 from cuegym.rules.base import FRAME_OVER, IN_HAND_HOUSE, IN_HAND_REAR, LAG, NORMAL, Clauses, new_state
 
-__all__ = ["ghost_action", "init", "lag_score", "legal_masks", "observe", "random_action", "step"]
+__all__ = ["from_observation", "ghost_action", "init", "lag_score", "legal_masks", "observe", "random_action", "step"]
 
 
 def init(env: F.FuncEnv, key, opts: F.Options) -> F.EnvState:

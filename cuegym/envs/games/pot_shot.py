@@ -12,7 +12,7 @@ import jax
 import jax.numpy as jnp
 
 from cuegym.envs import functional as F
-from cuegym.envs.games.pyramid import ghost_action, legal_masks, observe, random_action
+from cuegym.envs.games.pyramid import from_observation, ghost_action, legal_masks, observe, random_action
 from cuegym.envs.registry import game
 from cuegym.physics import get_table
 from cuegym.physics.balls import POCKETED
@@ -20,7 +20,7 @@ from cuegym.rules import russian as ru
 from cuegym.rules.base import FRAME_OVER, IN_HAND_HOUSE, IN_HAND_REAR, LAG, NORMAL, new_state
 from cuegym.rules.catalogue import NUM_CLAUSES
 
-__all__ = ["ghost_action", "init", "layout", "legal_masks", "observe", "random_action", "step"]
+__all__ = ["from_observation", "ghost_action", "init", "layout", "legal_masks", "observe", "random_action", "step"]
 
 
 def init(env: F.FuncEnv, key, opts: F.Options) -> F.EnvState:

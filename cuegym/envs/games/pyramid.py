@@ -20,7 +20,7 @@ from cuegym.rules import americanka as am
 from cuegym.rules import moscow_pyramid as mp
 from cuegym.rules import russian as ru
 from cuegym.rules import russian_pyramid as rp
-from cuegym.rules.base import IN_HAND_HOUSE, IN_HAND_REAR, LAG, NORMAL, REMOVE_BALL
+from cuegym.rules.base import IN_HAND_HOUSE, IN_HAND_REAR, LAG, NORMAL, REMOVE_BALL, GameState
 
 
 def legal_masks(env: F.FuncEnv, state: F.EnvState):
@@ -191,3 +191,46 @@ def ghost_action(env: F.FuncEnv, state: F.EnvState) -> dict:
         "pocket": p.astype(jnp.int32),
         "choice": choice.astype(jnp.int32),
     }
+
+
+def from_observation(env: F.FuncEnv, obs: dict) -> F.EnvState:
+    """(traceable) The pyramid tables' state from an observation (the arrays of
+    :func:`cuegym.agents.base.observation_arrays`): its layout and game state. What the
+    observation does not carry is filled with the nearest reading: the order in which balls
+    were won (the latest is given back first, AMB-30) as the ball numbers, the dead-position
+    and last-ball counters at their start values, and a layout with every object ball on
+    the table, the ball in hand in the house and 0:0 as the break. Dtypes are those of
+    :func:`cuegym.envs.functional.init`, so the state fits the env's compiled programs."""
+    base = F.init(env, jax.random.PRNGKey(0))
+    n = env.n_balls
+    ids = jnp.arange(n)
+    balls = jnp.asarray(obs["balls"], jnp.float64)
+    on = balls[:, 2] > 0.5
+    phase = jnp.asarray(obs["phase"], jnp.int32)
+    to_play = jnp.asarray(obs["to_play"], jnp.int32)
+    owner = jnp.asarray(obs["owner"], jnp.int32)
+    scores = jnp.rint(jnp.asarray(obs["scores"], jnp.float64)).astype(jnp.int32)
+    owned = owner >= 0
+    hand = game(env.task).hand_ball
+    objects = ids != hand
+    # the break: every object ball on the table, the ball in hand in the house, 0:0
+    fresh = (phase == IN_HAND_HOUSE) & jnp.all(on | ~objects) & jnp.all(scores == 0)
+    referee_state = GameState(
+        to_play=to_play,
+        phase=phase,
+        scores=scores,
+        debt=jnp.asarray(obs["debt"], jnp.int32),
+        owner=owner,
+        owned_at=jnp.where(owned, ids, -1),
+        credits=jnp.sum(owned),
+        foul_run=jnp.asarray(obs["foul_run"], jnp.int32),
+        quiet=0,
+        last_pocketed=-1,
+        sudden_death=jnp.asarray(obs["sudden_death"]) > 0,
+        # while the opponent removes a ball (MP-09) the striker's stroke is being completed
+        striker=jnp.where(phase == REMOVE_BALL, 1 - to_play, to_play),
+        winner=-1,
+        strokes=jnp.where(fresh, 0, 1),
+    )
+    referee_state = jax.tree_util.tree_map(lambda b, v: jnp.asarray(v).astype(b.dtype), base.game, referee_state)
+    return base._replace(xy=balls[:, :2], on=on, game=referee_state, last_xy=balls[:, :2], last_on=on)

@@ -15,7 +15,7 @@ import jax
 import jax.numpy as jnp
 
 from cuegym.envs import functional as F
-from cuegym.envs.games.pyramid import ghost_action, legal_masks, observe, random_action
+from cuegym.envs.games.pyramid import from_observation, ghost_action, legal_masks, observe, random_action
 from cuegym.envs.registry import game
 from cuegym.physics.racks import pyramid_rack, triangle
 from cuegym.rules import americanka as am
@@ -24,7 +24,7 @@ from cuegym.rules import russian as ru
 from cuegym.rules import russian_pyramid as rp
 from cuegym.rules.base import FRAME_OVER, IN_HAND_HOUSE, IN_HAND_REAR, LAG, NORMAL, REMOVE_BALL, Clauses, declare
 
-__all__ = ["ghost_action", "init", "legal_masks", "observe", "rack", "random_action", "step"]
+__all__ = ["from_observation", "ghost_action", "init", "legal_masks", "observe", "rack", "random_action", "step"]
 
 
 def init(env: F.FuncEnv, key, opts: F.Options) -> F.EnvState:

@@ -308,5 +308,37 @@ def in_hand_box(spec):
             jnp.asarray([spec.width / 2 + spec.d_radius, spec.head_line]))
 
 
-__all__ = ["init", "step", "observe", "legal_masks", "random_action", "ghost_action", "project_d", "d_grid",
+
+def from_observation(env: F.FuncEnv, obs: dict) -> F.EnvState:
+    """(traceable) The snooker games' state from an observation (the arrays of
+    :func:`cuegym.agents.base.observation_arrays`). The ball on is read from the
+    ``ball_on`` mask (a red; several colours: a colour to nominate; one colour with no red
+    left: that colour in sequence); outside a stroke, where the mask is empty, a red while
+    reds remain, else the lowest colour. What the observation lacks: the position before
+    the last stroke (taken as the current one), the touching ball (none)."""
+    base = F.init(env, jax.random.PRNGKey(0))
+    ids = jnp.arange(sn.N_BALLS)
+    balls = jnp.asarray(obs["balls"], jnp.float64)
+    on = balls[:, 2] > 0.5
+    mask = jnp.asarray(obs["ball_on"]) > 0
+    is_red = (ids >= 1) & (ids < sn.FIRST_COLOUR)
+    colours = mask & (ids >= sn.FIRST_COLOUR)
+    value = lambda m: (jnp.argmax(m) - (sn.FIRST_COLOUR - 2)).astype(jnp.int32)  # noqa: E731  the first colour's value
+    idle = jnp.where(jnp.any(on & is_red), sn.RED_ON, jnp.where(jnp.any(on & (ids >= sn.FIRST_COLOUR)),
+                                                                 value(on & (ids >= sn.FIRST_COLOUR)), 7))
+    mode = jnp.where(jnp.any(mask & is_red), sn.RED_ON,
+                     jnp.where(jnp.sum(colours) >= 2, sn.COLOUR_ON, jnp.where(jnp.any(colours), value(colours), idle)))
+    legal = jnp.asarray(obs["legal_choice"])[: len(sn.CHOICE_NAMES)] > 0
+    choices = jnp.sum(jnp.where(legal, 1 << jnp.arange(len(sn.CHOICE_NAMES)), 0))
+    breaking = jnp.asarray(obs["breaking"]) > 0
+    game = base.game._replace(
+        to_play=obs["to_play"], phase=obs["phase"], scores=jnp.rint(jnp.asarray(obs["scores"], jnp.float64)),
+        ball_on=mode, free_ball=jnp.asarray(obs["free_ball"]) > 0, breaking=breaking, choices=choices,
+        miss=legal[sn.RESTORE], prev_xy=balls[:, :2], prev_on=on, prev_ball_on=mode,
+        strokes=jnp.where(breaking, 0, 1),
+    )
+    game = jax.tree_util.tree_map(lambda b, v: jnp.asarray(v).astype(b.dtype), base.game, game)
+    return base._replace(xy=balls[:, :2], on=on, game=game, last_xy=balls[:, :2], last_on=on)
+
+__all__ = ["from_observation", "init", "step", "observe", "legal_masks", "random_action", "ghost_action", "project_d", "d_grid",
            "balls_on", "points_left", "ghost_spot", "in_hand_box"]
