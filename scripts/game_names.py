@@ -29,21 +29,28 @@ SHARED = ("envs/registry.py",)
 
 def games():
     """Game -> (the words that name it: task name, Gymnasium id, referee and game modules'
-    dotted names; its own modules: referee, game module and its family's shared modules)."""
+    dotted names; its own modules: its family's referees, game modules and shared modules)."""
     sys.path.insert(0, str(ROOT))
     from cuegym.envs.registry import FAMILIES, GAMES
     from cuegym.rules.base import PHASE_NAMES
 
+    def path(dotted):
+        return dotted.replace("cuegym.", "", 1).replace(".", "/") + ".py"
+
+    family_modules = {}  # a family's referees and game modules are one unit: its own
+    for g in GAMES.values():
+        mods = family_modules.setdefault(g.family, set(FAMILY_SHARED[g.family]))
+        mods.add(path(g.module))
+        if g.referee is not None:
+            mods.add(path(g.referee.__name__))
     out = {}
     for name, g in GAMES.items():
         # a task name that is also a family ("snooker", "golf") or a phase ("lag") names that
         # family or phase in code; the id and the modules still name the game
         words = {g.env_id, g.module} | ({name} - set(FAMILIES) - set(PHASE_NAMES))
-        own = {g.module.replace("cuegym.", "").replace(".", "/") + ".py", *FAMILY_SHARED[g.family]}
         if g.referee is not None:
             words.add(g.referee.__name__)
-            own.add(g.referee.__name__.replace("cuegym.", "").replace(".", "/") + ".py")
-        out[name] = (words, own)
+        out[name] = (words, family_modules[g.family])
     return out
 
 

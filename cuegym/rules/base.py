@@ -34,6 +34,13 @@ REMOVE_BALL = 3  # Moscow pyramid: the player to play names an object ball to re
 LAG = 4  # a lag decides who plays next (RU-GEN-06/58, RP-18)
 FRAME_OVER = 5
 PHASE_NAMES = ("normal", "in_hand_house", "in_hand_rear", "remove_ball", "lag", "frame_over")
+IN_HAND_D = 6  # snooker: cue ball in hand in the D (SN-10/17/43)
+FOUL_CHOICE = 7  # snooker: the incoming player's choice after a foul (SN-19/50/58/68)
+HOUSE_CHOICE = 8  # golf: the set-up after a ball is respotted (GF-23)
+PHASE_CODES = PHASE_NAMES + ("in_hand_d", "foul_choice", "house_choice")
+"""Every game's phase names by code: one code space, so that an observation's ``phase``
+means the same in every game. The Russian games use codes 0..5, snooker 0, 4..7 and golf
+0, 1, 5 and 8; each game's names are a prefix of these."""
 
 # Events tooling may inject (catalogue §0.8), bit flags of Declaration.inject. The "by the
 # opponent" ones are committed by the player not striking.

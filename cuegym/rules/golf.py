@@ -46,8 +46,7 @@ import numpy as np
 
 from cuegym.physics.tables import POCKETS
 from cuegym.rules import pool
-from cuegym.rules.base import FRAME_OVER, IN_HAND_HOUSE, NORMAL, Clauses, Declaration
-from cuegym.rules.snooker import SNOOKER_PHASE_NAMES
+from cuegym.rules.base import FRAME_OVER, HOUSE_CHOICE, IN_HAND_HOUSE, NORMAL, PHASE_CODES, Clauses, Declaration
 
 GAME = "golf"
 TABLE = "snooker-12ft"  # GF-01: a snooker table with snooker balls
@@ -60,8 +59,7 @@ POCKET_NAMES = ("FR", "MR", "HR", "HL", "ML", "FL")  # golf pockets 1..6 (AMB-47
 POCKET_IDS = np.asarray([POCKETS.index(p) for p in POCKET_NAMES], np.int32)
 FOUL_STROKES = 3  # GF-07: a foul adds three
 
-HOUSE_CHOICE = 8
-GOLF_PHASE_NAMES = SNOOKER_PHASE_NAMES + ("house_choice",)
+GOLF_PHASE_NAMES = PHASE_CODES[: HOUSE_CHOICE + 1]
 """Phase names by code: the shared codes 0..5 (``normal``, ``in_hand_house``,
 ``frame_over`` used here), snooker's 6/7 (unused here) and 8 ``house_choice``."""
 

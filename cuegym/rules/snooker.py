@@ -40,7 +40,7 @@ from cuegym.physics import POCKETED
 from cuegym.physics.racks import snooker_rack
 from cuegym.rules import pool
 from cuegym.rules import snooker_respot as sr
-from cuegym.rules.base import FRAME_OVER, INJECT_NAMES, LAG, NORMAL, PHASE_NAMES, PLAYERS, Clauses
+from cuegym.rules.base import FOUL_CHOICE, FRAME_OVER, IN_HAND_D, INJECT_NAMES, LAG, NORMAL, PHASE_CODES, PLAYERS, Clauses
 from cuegym.rules.russian import FROZEN_EPS
 from cuegym.rules.snooker_sight import Sight, in_d, sight
 
@@ -56,9 +56,7 @@ RED_ON = 1  # ball_on: a red
 COLOUR_ON = 8  # ball_on: any colour, nominated in the declaration (SN-26, AMB-34)
 BALL_ON_NAMES = {RED_ON: "red", COLOUR_ON: "colour", **{v: sr.COLOUR_NAMES[v - 2] for v in range(2, 8)}}
 
-IN_HAND_D = 6  # cue ball in hand in the D (SN-10/17/43)
-FOUL_CHOICE = 7  # the incoming player's choice after a foul (SN-19/50/58/68)
-SNOOKER_PHASE_NAMES = PHASE_NAMES + ("in_hand_d", "foul_choice")
+SNOOKER_PHASE_NAMES = PHASE_CODES[: FOUL_CHOICE + 1]
 """Phase names, by code: the Russian games' codes 0..5 (``normal``, ``lag`` and ``frame_over``
 are used here) plus 6 ``in_hand_d`` and 7 ``foul_choice``."""
 
