@@ -485,6 +485,9 @@ def run_frames(games, pairs, frames: int, seed: int = 0, noise: float = 1.0, max
 
 
 def main(argv=None):
+    from cuegym import compile_log
+
+    compile_log.show()  # say when a program compiles (the first step waits for it)
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--shots", type=int, default=1000, help="episodes per agent, table and noise level")
     p.add_argument("--search-shots", type=int, default=None, help="episodes for the search agent (default: --shots)")
@@ -520,8 +523,9 @@ def main(argv=None):
         if args.noise is not None and (len(args.noise) != 1 or not 0 <= args.noise[0] <= 10):
             raise SystemExit(f"--noise: one level in [0, 10] for frames, got {args.noise}")
     os.environ.setdefault("CUEGYM_CACHE_DIR", os.path.join(os.path.dirname(__file__), "..", ".jax_cache"))
-    import cuegym  # noqa: F401
     import jax
+
+    import cuegym  # noqa: F401
 
     jax.config.update("jax_compilation_cache_dir", os.environ["CUEGYM_CACHE_DIR"])
     jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)

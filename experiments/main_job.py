@@ -83,6 +83,9 @@ def markdown(report: dict) -> str:
 
 
 def main(argv=None) -> int:
+    from cuegym import compile_log
+
+    compile_log.show()  # say when a program compiles (the first step waits for it)
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--steps", type=int, default=60_000, help="PPO training steps")
     p.add_argument("--shots", type=int, default=300, help="evaluation episodes of PPO, random and ghost")

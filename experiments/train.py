@@ -51,9 +51,10 @@ from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv
 
 import cuegym
-from cuegym.envs import wrappers as W
+from cuegym import compile_log
 from cuegym._cache import enable_compilation_cache
 from cuegym.agents.residual import ResidualShot, make_residual_env
+from cuegym.envs import wrappers as W
 
 ONE_STROKE = ("cuegym/PotShot-v0", "cuegym/Lag-v0")
 """Ids whose every episode is one decision: all tables end together, which the native
@@ -102,7 +103,7 @@ class Config:
     log_std_init: float = 0.0
     init: str | None = None
 
-    def check(self) -> "Config":
+    def check(self) -> Config:
         """Raise ValueError naming the first bad field and its allowed values."""
         if self.env not in cuegym.ENV_IDS:
             raise ValueError(f"env: one of {list(cuegym.ENV_IDS)}, got {self.env!r}")
@@ -562,6 +563,7 @@ def config_from_args(args) -> Config:
 
 
 def main(argv=None) -> int:
+    compile_log.show()  # say when a program compiles (the first step waits for it)
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

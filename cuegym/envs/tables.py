@@ -13,6 +13,7 @@ from __future__ import annotations
 import jax
 import numpy as np
 
+from cuegym import compile_log
 from cuegym.envs import functional as F
 from cuegym.envs.command import ACTIVE, COMMAND_WIDTH, DONE, OPPONENT, pack_action
 from cuegym.envs.env_spaces import observation_space
@@ -70,6 +71,7 @@ class HostTables:
         self.done = self._no_lanes
         self.lay = record_layout(func.n_balls, func.players)
         self.pending = np.zeros((num, func.players))  # opponents' opening rewards, paid on the frame's first step
+        self._first = {"reset": True, "step": True}  # the first call of each compiles (or loads) its program
 
     # the packed state as trees (host copies; assigning packs them for the next call)
 
@@ -169,8 +171,19 @@ class HostTables:
         self._host = None
         return rows
 
+    def _announced(self, call: str):
+        """The ``cuegym`` logger's note around the first ``call`` ("reset" or "step"), which
+        compiles its program or loads it from the persistent cache (:mod:`cuegym.compile_log`)."""
+        self._first[call] = False
+        what = f"the {call} of {self.func.task} on {self.func.table}, {self.num} table{'s' if self.num > 1 else ''}"
+        return compile_log.first_call(what, cold_compile_s(self.func.n_balls))
+
     def reset(self):
-        self._fetch(self.flat.reset(self.rows, self.flat_opts))
+        if self._first["reset"]:
+            with self._announced("reset"):
+                self._fetch(self.flat.reset(self.rows, self.flat_opts))
+        else:
+            self._fetch(self.flat.reset(self.rows, self.flat_opts))
         self.dealt = True
         self.done = self._no_lanes
         if self.opponent is None:
@@ -199,7 +212,11 @@ class HostTables:
         ``agent_out`` either way."""
         done = self.done
         before = self.rows, self.agent_out
-        self.agent_out = self._fetch(self.flat.step(self.rows, command, self.flat_opts))
+        if self._first["step"]:
+            with self._announced("step"):
+                self.agent_out = self._fetch(self.flat.step(self.rows, command, self.flat_opts))
+        else:
+            self.agent_out = self._fetch(self.flat.step(self.rows, command, self.flat_opts))
         if check is not None:  # while the step runs (the call returned at dispatch)
             try:
                 check()
@@ -256,6 +273,13 @@ class HostTables:
             return pack_action(self.opponent(numpy_obs(self.obs, self.obs_space)), self.num, n, COMMAND_WIDTH)
         return np.zeros((self.num, COMMAND_WIDTH))
 
+
+
+def cold_compile_s(n_balls: int) -> float:
+    """Roughly how long [s] a step's program takes to compile with an empty cache on a
+    2-core machine, by the balls on the table (the event loop grows with them); the figures
+    per id are in the README's "Performance"."""
+    return 10.0 if n_balls <= 2 else 15.0 if n_balls <= 16 else 20.0
 
 
 def _frozen(x: np.ndarray) -> np.ndarray:
