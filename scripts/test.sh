@@ -20,8 +20,10 @@ export CUEGYM_CACHE_DIR=${CUEGYM_CACHE_DIR:-$PWD/.jax_cache}
 if [ -w /proc/sys/vm/max_map_count ] && [ "$(cat /proc/sys/vm/max_map_count)" -lt 262144 ]; then
   echo 262144 > /proc/sys/vm/max_map_count || true
 fi
-# Two workers, each test file kept on one worker (--dist loadfile) so that the files that
-# compile the same programs do not compile them twice; the slowest tests are listed.
+# Two workers, each test file kept on one worker so that the files that compile the same
+# programs do not compile them twice; --dist loadscope does that (no other file has test
+# classes) and also spreads tests/envs/test_api.py's classes, one per env id, over the
+# workers, each id's programs built on one of them; the slowest tests are listed.
 # pytest exits 5 when it collects no tests: that is a failure here, like any non-zero exit
 WORKERS=${CUEGYM_TEST_WORKERS:-2}
-exec .venv/bin/python -m pytest -q -n "$WORKERS" --dist loadfile --durations=40 "$@"
+exec .venv/bin/python -m pytest -q -n "$WORKERS" --dist loadscope --durations=40 "$@"

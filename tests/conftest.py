@@ -8,8 +8,9 @@ import pytest
 # and data, measured: 1,800 for PotShot-v0's single-env step). Linux refuses a process more
 # than vm.max_map_count regions (65,530 by default) and XLA then aborts the whole worker, so
 # a test worker that keeps every program it compiled alive dies after about forty. After
-# each test file, past this many regions, the worker drops its compiled programs
-# (jax.clear_caches() releases them); later files reload theirs from the persistent cache.
+# each test file (and each env id's class in tests/envs/test_api.py), past this many regions,
+# the worker drops its compiled programs (jax.clear_caches() releases them); later tests
+# reload theirs from the persistent cache.
 MAP_BUDGET = 30_000
 
 # the shared helpers (env_api, physics_helpers) live beside this file; the tests below it
@@ -36,14 +37,27 @@ def mapped_regions() -> int:
         return 0
 
 
-@pytest.fixture(autouse=True, scope="module")
-def release_compiled_programs():
-    yield
+def release_past_budget():
     if mapped_regions() > MAP_BUDGET:
         import jax
 
         jax.clear_caches()
         gc.collect()
+
+
+@pytest.fixture(autouse=True, scope="module")
+def release_compiled_programs():
+    yield
+    release_past_budget()
+
+
+@pytest.fixture(scope="class")
+def release_compiled_programs_per_class():
+    """The same after each class that asks for it: tests/envs/test_api.py holds one class
+    per env id in one module. (Not autouse: outside a class, pytest's class scope is each
+    test function, which would drop a module's programs between its tests.)"""
+    yield
+    release_past_budget()
 
 
 @pytest.fixture(scope="session")

@@ -1,25 +1,16 @@
-"""API, checker and determinism tests for cuegym/AmericanSnooker-v0 (shared checks in
-env_api.py), and American snooker's flat foul through the env (AS-39)."""
+"""cuegym/AmericanSnooker-v0: American snooker's flat foul through the env (AS-39); the API
+checks are tests/envs/test_api.py's."""
 
 import gymnasium as gym
 import numpy as np
-import pytest
+from env_api import action, layout, load
 
 from cuegym.physics import get_spec
 from cuegym.rules import snooker as sn
 
-from env_api import action, layout, load
-from env_api import *  # noqa: F401,F403  (the shared API tests, run for ENV_ID)
-
 ENV_ID = "cuegym/AmericanSnooker-v0"
 SPEC = get_spec("snooker-12ft")  # AMB-46: the 3500 x 1750 mm bed
 N = sn.N_BALLS
-VECTOR_STEPS = 2  # the shared vector-env test: 64 sub-envs x 2 random strokes on the full rack, and their twins
-
-
-@pytest.fixture
-def env_id():
-    return ENV_ID
 
 
 def test_AS_39_every_foul_gives_the_opponent_seven():

@@ -1,21 +1,13 @@
-"""API, checker and determinism tests for cuegym/Americanka-v0 (shared checks in env_api.py),
-and Americanka's choices against the catalogue (AM-04/05/06/16, AMB-30)."""
+"""cuegym/Americanka-v0: Americanka's choices against the catalogue (AM-04/05/06/16, AMB-30);
+the API checks are tests/envs/test_api.py's."""
 
 import gymnasium as gym
 import numpy as np
-import pytest
+from env_api import action, layout, load
 
 from cuegym.rules import russian as ru
 
-from env_api import action, layout, load
-from env_api import *  # noqa: F401,F403  (the shared API tests, run for ENV_ID)
-
 ENV_ID = "cuegym/Americanka-v0"
-
-
-@pytest.fixture
-def env_id():
-    return ENV_ID
 
 
 N = 16

@@ -1,5 +1,5 @@
-"""API, checker and determinism tests for cuegym/Golf-v0 (shared checks in env_api.py),
-and the golf decisions through the env against the catalogue: the opening stroke (GF-09/10),
+"""cuegym/Golf-v0 (the API checks: tests/envs/test_api.py): the golf decisions through the
+env against the catalogue: the opening stroke (GF-09/10),
 a foul's 3 strokes (GF-07/22), the cue ball in hand in the house (GF-27, POOL-GEN-15/30),
 the set-up after the cue ball leaves the table with the own ball in the house (GF-23), the
 series passing pocket by pocket (GF-11..15, GF-19) and the lowest total winning (GF-05,
@@ -9,12 +9,10 @@ noise a traced option)."""
 import gymnasium as gym
 import numpy as np
 import pytest
+from env_api import action, layout, load
 
 from cuegym.physics import POCKETS, get_spec, get_table
 from cuegym.rules import golf as gf
-
-from env_api import action, layout, load
-from env_api import *  # noqa: F401,F403  (the shared API tests, run for ENV_ID)
 
 ENV_ID = "cuegym/Golf-v0"
 SPEC = get_spec("snooker-12ft")
@@ -22,11 +20,6 @@ N = gf.N_BALLS
 R = SPEC.ball_radius
 CENTRE, REAR, FRONT = (np.asarray(SPEC.spots()[k]) for k in ("centre", "rear", "front"))
 NO_PACE = [np.pi / 2, 0.0, 0, 0, 0]
-
-
-@pytest.fixture
-def env_id():
-    return ENV_ID
 
 
 def pocket_id(golf_pocket):

@@ -1,23 +1,15 @@
-"""API, checker and determinism tests for cuegym/Lag-v0 (shared checks in env_api.py),
-and the lag stroke against RU-GEN-07/08 (the lags inside a frame are in
+"""cuegym/Lag-v0 (the API checks: tests/envs/test_api.py): the lag stroke against
+RU-GEN-07/08 (the lags inside a frame are in
 test_env_russian_pyramid.py, on that id's compiled program)."""
 
 import gymnasium as gym
 import numpy as np
-import pytest
+from env_api import action
 
 from cuegym.envs import functional as F
 from cuegym.rules import russian as ru
 
-from env_api import action
-from env_api import *  # noqa: F401,F403  (the shared API tests, run for ENV_ID)
-
 ENV_ID = "cuegym/Lag-v0"
-
-
-@pytest.fixture
-def env_id():
-    return ENV_ID
 
 
 G = 9.81

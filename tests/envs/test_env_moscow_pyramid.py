@@ -1,19 +1,11 @@
-"""API, checker and determinism tests for cuegym/MoscowPyramid-v0 (shared checks in env_api.py),
-and Moscow pyramid's remove_ball phase (MP-06/09/10, AMB-31)."""
+"""cuegym/MoscowPyramid-v0: Moscow pyramid's remove_ball phase (MP-06/09/10, AMB-31); the API
+checks are tests/envs/test_api.py's."""
 
 import gymnasium as gym
 import numpy as np
-import pytest
-
 from env_api import action, layout, load
-from env_api import *  # noqa: F401,F403  (the shared API tests, run for ENV_ID)
 
 ENV_ID = "cuegym/MoscowPyramid-v0"
-
-
-@pytest.fixture
-def env_id():
-    return ENV_ID
 
 
 N = 16

@@ -1,17 +1,10 @@
-"""API, checker and determinism tests for cuegym/PotShot-v0 (shared checks in env_api.py)."""
+"""cuegym/PotShot-v0: a straight pot, the rendering (the API checks: tests/envs/test_api.py)."""
 
+import env_api
 import numpy as np
 import pytest
 
-import env_api
-from env_api import *  # noqa: F401,F403  (the shared API tests, run for ENV_ID)
-
 ENV_ID = "cuegym/PotShot-v0"
-
-
-@pytest.fixture
-def env_id():
-    return ENV_ID
 
 
 def test_straight_pot_without_noise_scores_one():

@@ -1,24 +1,16 @@
-"""API, checker and determinism tests for cuegym/RussianPyramid-v0 (shared checks in env_api.py),
-the break placement, rewards, and the lags of a frame (RU-GEN-06..10, RP-17..19)."""
+"""cuegym/RussianPyramid-v0 (the API checks: tests/envs/test_api.py): the break placement,
+rewards, and the lags of a frame (RU-GEN-06..10, RP-17..19)."""
 
+import env_api
 import gymnasium as gym
 import numpy as np
-import pytest
+from env_api import action, layout, load
 
 from cuegym.envs import functional as F
 from cuegym.physics import get_spec
 from cuegym.physics.racks import pyramid_rack
 
-import env_api
-from env_api import action, layout, load
-from env_api import *  # noqa: F401,F403  (the shared API tests, run for ENV_ID)
-
 ENV_ID = "cuegym/RussianPyramid-v0"
-
-
-@pytest.fixture
-def env_id():
-    return ENV_ID
 
 
 def test_break_placement_in_a_ball_or_outside_the_house_is_projected():

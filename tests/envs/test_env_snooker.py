@@ -1,32 +1,23 @@
-"""API, checker and determinism tests for cuegym/Snooker-v0 (shared checks in env_api.py),
-and the snooker decisions through the env against the catalogue: the D (SN-10), the
+"""cuegym/Snooker-v0 (the API checks: tests/envs/test_api.py): the snooker decisions through
+the env against the catalogue: the D (SN-10), the
 nomination (SN-26), the answer to a foul and a miss (SN-57/58/68) and the tie on the black
 (SN-15)."""
 
 import gymnasium as gym
 import numpy as np
-import pytest
+from env_api import action, layout, load
 
 from cuegym.envs import functional as F
 from cuegym.physics import get_spec, get_table
 from cuegym.rules import snooker as sn
 from cuegym.rules.snooker_sight import in_d
 
-from env_api import action, layout, load
-from env_api import *  # noqa: F401,F403  (the shared API tests, run for ENV_ID)
-
 ENV_ID = "cuegym/Snooker-v0"
 SPEC = get_spec("snooker-12ft")
 N = sn.N_BALLS
-VECTOR_STEPS = 2  # the shared vector-env test: 64 sub-envs x 2 random strokes on the full rack, and their twins
 RED, BLUE, BLACK = 1, 19, sn.BLACK
 GOOD_LAG = [np.pi / 2, F.ghost_lag_speed(SPEC), 0.0, F.GHOST_LAG_B, 0.0]
 SHORT_LAG = [np.pi / 2, 0.5, 0.0, 0.0, 0.0]  # never reaches the top cushion: loses (RU-GEN-08 as read here)
-
-
-@pytest.fixture
-def env_id():
-    return ENV_ID
 
 
 def pot_line(pocket, back):
