@@ -69,3 +69,10 @@ def test_the_drill_plays_the_lag_stroke_and_rewards_a_ball_back_in_the_house(sto
         assert reward == float(on == 1.0 and y < head_line), (speed, x, y, on, reward)
         rewards.append(reward)
     assert 0.0 in rewards and 1.0 in rewards, rewards  # the speeds cover both outcomes
+
+
+def test_the_drill_passes_the_shipped_api_test(stop_drill):
+    from cuegym.api_test import api_test
+
+    # processes=False: a fresh interpreter would not have this run-time registration
+    api_test(stop_drill.env_id, num_lanes=4, max_steps=2, vector_steps=2, processes=False, render=False)
