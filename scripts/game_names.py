@@ -4,7 +4,7 @@ comments) names a game, besides the game's own referee and game module and the r
     python scripts/game_names.py        # prints the table; exit 1 past the limit
 
 A game named in many modules is a game that is hard to add or change; docs/architecture.md
-says the limit (two modules besides its own) and tests/test_layout.py checks it.
+says the limit (two modules besides its family's own) and tests/tools/test_layout.py checks it.
 """
 
 from __future__ import annotations

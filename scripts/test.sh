@@ -25,5 +25,10 @@ fi
 # classes) and also spreads tests/envs/test_api.py's classes, one per env id, over the
 # workers, each id's programs built on one of them; the slowest tests are listed.
 # pytest exits 5 when it collects no tests: that is a failure here, like any non-zero exit
+# the style (ruff, settings in pyproject.toml) and the layers (import-linter's contracts:
+# physics < rules < envs < agents, positions < tools, no cycles; docs/architecture.md)
+# fail the run before any test compiles
+.venv/bin/ruff check .
+.venv/bin/lint-imports
 WORKERS=${CUEGYM_TEST_WORKERS:-2}
 exec .venv/bin/python -m pytest -q -n "$WORKERS" --dist loadscope --durations=40 "$@"
