@@ -59,7 +59,7 @@ import time
 
 import numpy as np
 
-from cuegym.envs.registry import GAMES
+from cuegym.envs.registry import ENV_IDS, GAMES
 
 IDS = tuple(g.env_id for family in ("russian", "drill") for g in GAMES.values() if g.family == family)
 SIZES = (1, 64, 1024)
@@ -438,13 +438,33 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--budget", type=float, default=None, help="seconds per configuration (default: by size)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--no-cache", action="store_true", help="leave JAX's persistent compilation cache off")
+    p.add_argument("--first-step", action="store_true",
+                   help="instead: the first step of each id in fresh processes, cold (empty cache) and warm "
+                   "(a second process), and one env's resident memory (default ids: every registered id)")
     return p
+
+
+def first_step_report(ids, out: str) -> int:
+    """:func:`cuegym.tools.bench_first.cold_and_warm` for each id, written as JSON (and a
+    markdown table beside it) to ``out``."""
+    from cuegym.tools.bench import machine_info, timestamp, write_report
+    from cuegym.tools.bench_first import cold_and_warm, table
+
+    rows = {}
+    for env_id in ids:
+        print(f"{env_id}: cold and warm first step ...", file=sys.stderr, flush=True)
+        rows[env_id] = cold_and_warm(env_id)
+    result = {"benchmark": "first_step", "timestamp": timestamp(), "machine": machine_info(), "ids": rows}
+    write_report(result, table(rows), out)
+    return 0
 
 
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     if args.steps is not None and args.steps < 1:
         raise ValueError(f"--steps: at least 1, got {args.steps}")
+    if args.first_step:
+        return first_step_report(args.ids if args.ids != list(IDS) else list(ENV_IDS), args.out)
     import jax
 
     from cuegym import physics  # noqa: F401  (first: XLA flags and float64 before JAX starts)
