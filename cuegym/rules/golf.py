@@ -3,10 +3,11 @@
 
 Golf billiards on ``snooker-12ft`` (GF-01): each player has his own object ball (ball p + 1;
 the cue ball, 0, is shared; GF-03) and plays it into the six pockets in turn, one round per
-pocket (GF-11..18, pockets in the order of GF-05/AMB-47, :data:`POCKET_IDS`); every stroke
-costs 1, a foul 3 more (GF-06/07/22), and the lowest total wins (AMB-51). The number of
-players (2..6, :data:`MAX_PLAYERS`) is a traced int32 in :class:`GolfState`, so one compiled
-program serves every count.
+pocket (GF-11..18, pockets in the order of GF-05/AMB-47, :data:`POCKET_IDS`), a series lasting
+through fouls and misses until his legal pot (GF-19, AMB-50, overriding POOL-GEN-05/31/68).
+Every stroke costs 1, a foul 3 more (GF-06/07/22); the lowest total wins (AMB-51). The number
+of players (2..6, :data:`MAX_PLAYERS`) is a traced int32 in :class:`GolfState`, so one
+compiled program serves every count.
 
 ``judge(spec, state, decl, summ, start_xy, start_on, final, shot=None)`` rules on one stroke
 and returns ``(GolfRuling, GolfState)``; :func:`choose` settles ``house_choice`` (GF-23); jit

@@ -4,14 +4,14 @@ POOL-GEN-01: these rules are common to the pool games; a game module (:mod:`cueg
 calls the functions here it needs and overrides them where its own rules say otherwise (AMB-01:
 POOL-GEN governs golf and American snooker). Each is a pure function on one table (vmap for a
 batch), ``spec`` a static :class:`~cuegym.physics.TableSpec` with a house line (POOL-GEN-02):
-the house and ball in hand (:func:`in_hand_region`, :func:`placement_ok`), the stroke in the
-rules' terms (:func:`stroke_facts`), the legal stroke and frozen balls, cue-action fouls and
-jumps, replays, one foul per stroke (:func:`one_foul`), re-spotting along the long string,
-the lag, the turn, the break order of a match and the rack.
+the house and ball in hand (POOL-GEN-12..23: :func:`in_hand_region`, :func:`placement_ok`),
+the stroke in the rules' terms (:func:`stroke_facts`), the legal stroke and frozen balls,
+cue-action fouls and jumps, replays, one foul per stroke (:func:`one_foul`), re-spotting along
+the long string, the lag, the turn, the break order of a match and the rack.
 
 HUMAN clauses arrive as injected events, bits of :data:`POOL_INJECT` in ``Declaration.inject``
 (build with :func:`declare`); :data:`NOT_SIMULATED` lists them. Which function implements which
-clauses, the frame and the readings: docs/rules.md, "Golf" ("The pool rules").
+clauses, the frame and the readings: docs/rules.md, "The pool rules (cuegym.rules.pool)".
 """
 
 from __future__ import annotations
