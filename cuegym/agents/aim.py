@@ -1,26 +1,17 @@
 """The aim sweep: where, in aim, a pot works, found before any noisy sampling.
 
 A pot works only over a narrow window of aim (under a degree on a 9 ft pool table, often
-under 0.1 degree in a Russian pyramid corner), and cut-induced throw moves that window up to a
-few degrees off the ghost-ball aim (the ball-ball friction of
-:mod:`cuegym.physics.collisions`, Alciatore's throw model). Execution noise moves the aim by
-a Gaussian of sigma ``level`` x 0.125 degrees, so a stroke pots most often when it aims at the
-window's centre. Noisy copies of a few candidates find that centre slowly; a noise-free
-sweep finds it in one batched call:
+under 0.1 degree in a Russian pyramid corner), shifted up to a few degrees off the ghost-ball
+aim by cut-induced throw (:mod:`cuegym.physics.collisions`), and a stroke pots most often
+when it aims at the window's centre. Noisy copies of a few candidates find that centre
+slowly; a noise-free sweep finds it in one batched call of the env's step program:
+:func:`sweep_actions` (B lanes grouped by ghost-ball pot and style, each group's lanes on a
+grid of +-``width`` around its ghost aim), :func:`sweep_centres` (each lane's value smoothed
+over its group by a Gaussian in aim of the noise's sigma: the value expected aiming there
+under noise) and :func:`sweep_candidates` (the first noisy round's candidates around the best
+centres). Shapes: B lanes, K pots swept, M styles, G = B // (K M) aims a group, C candidates.
 
-* :func:`sweep_actions`: B lanes, grouped by (ghost-ball pot, style); a style is a speed (a
-  factor of the ghost's speed) and a vertical tip offset; each group's lanes aim over a
-  regular grid of +-``width`` around the pot's ghost-ball aim.
-* the lanes are played without noise (the env's own step program at batch B), each giving a
-  value (PotShot: 1 for a pot);
-* :func:`sweep_centres`: each lane's value averaged over the lanes of its group with
-  Gaussian weights in aim of the execution noise's sigma: the value expected when aiming
-  there under aim noise (the aim-noise convolution of the noise-free window). Each group's
-  best aim is its candidate.
-* :func:`sweep_candidates`: the C candidates of the first noisy round: a small aim grid
-  around the best groups' centres.
-
-Shapes: B lanes, K pots swept, M styles, G = B // (K M) aims a group, C candidates.
+Styles, grid widths and what it gains: docs/agents.md, "SearchAgent".
 """
 
 from __future__ import annotations

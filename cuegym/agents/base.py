@@ -8,12 +8,9 @@ action. :meth:`Agent.as_opponent` turns an agent into the env's callable opponen
 own seeded key stream.
 
 The agents reason on the functional env's state (:class:`cuegym.envs.functional.EnvState`);
-:func:`state_from_observation` rebuilds it from an observation. What the observation does
-not carry is filled with the nearest reading: the order in which balls were won (the
-latest is given back first, AMB-30) is taken as the ball numbers, the dead-position and
-last-ball counters as their start values, and a layout with every object ball on the
-table, the ball in hand in the house and 0:0 as the break (each game module's
-``from_observation`` says its readings).
+:func:`state_from_observation` rebuilds it from an observation, filling what the observation
+does not carry with the nearest reading (each game module's ``from_observation`` says its
+readings; the list: docs/agents.md, "The protocol" and "Known limits").
 """
 
 from __future__ import annotations

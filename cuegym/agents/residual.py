@@ -1,29 +1,15 @@
 """A learner's action as a correction to a base agent's stroke (residual policy learning).
 
 :class:`ResidualShot` wraps a cuegym env with a Dict action: the learner's Box action (5,)
-in [-1, 1] corrects the shot a base agent (default :class:`~cuegym.agents.GhostBallAgent`)
-chose on the same observation, and every other field of the Dict action (which ball to
-strike, the call, the placement, the choice) is the base agent's. A zero action plays the
-base agent exactly, so a learner starts from the base agent's success rate (on PotShot-v0,
-pool-9ft, noise 1, the ghost-ball agent pots about 0.77-0.79, a uniformly random shot 0.02
-and PPO on the whole shot 0.08 after 60,000 steps: docs/training.md) and has to learn only
-what the base's geometry leaves out: throw, the pocket's mouth, speed. (Residual learning
-on top of a fixed controller: T. Silver et al., "Residual Policy Learning",
-arXiv:1812.06298, 2018; T. Johannink et al., "Residual Reinforcement Learning for Robot
-Control", ICRA 2019.)
+in [-1, 1] corrects the shot (phi, speed, a, b, theta) a base agent (default
+:class:`~cuegym.agents.GhostBallAgent`) chose on the same observation, and every other field
+of the Dict action is the base agent's. A zero action plays the base agent exactly, so a
+learner starts from the base's success rate rather than a random shot's and has to learn only
+what the base's geometry leaves out: throw, the pocket's mouth, speed (residual learning on
+top of a fixed controller: Silver et al., arXiv:1812.06298, 2018; Johannink et al., ICRA 2019).
 
-Correction v (5,) in [-1, 1], applied to the base's shot (phi, speed, a, b, theta):
-
-* phi [rad] + v0 · ``aim_span`` (default 4 degrees, the window the search agent sweeps
-  around a ghost-ball aim), modulo 2 pi;
-* speed [m/s] · ``speed_ratio`` ** v1 (default 2: half to twice the base's speed);
-* a, b [ball radii] + v2, v3 · ``tip_span`` (default 0.3);
-* theta [rad] + v4 · ``theta_span`` (default 0.1 rad, about 6 degrees: a steeper cue
-  makes the cue ball jump, and a bouncing ball costs the simulation hundreds of events);
-
-each then clipped to the shot limits (:data:`cuegym.envs.functional.SHOT_LOW` / ``SHOT_HIGH``),
-and the clipping is counted in ``info["residual_clipped"]``. Values outside [-1, 1] are
-clipped (SB3 clips its own); NaN or inf raise ValueError naming the field.
+The corrections and their spans (``aim_span``, ``speed_ratio``, ``tip_span``, ``theta_span``),
+clipping and errors: docs/agents.md, "ResidualShot"; measured rates: docs/training.md.
 """
 
 from __future__ import annotations

@@ -2,32 +2,17 @@
 under execution noise in one batched call of the env's own step program, scored by the
 referee's points plus the value of the position left.
 
-One round: C candidates (:func:`propose`): the K best ghost-ball pots exactly, then the same
-pots with the aim, speed and spin varied, a share of random legal strokes and the ghost's
-own decision (a safety when no pot is on). Each candidate is copied S times and the C x S
-lanes go through :func:`cuegym.envs.functional.batched`'s ``step`` with the agent's noise level:
-the env's bad-action guards, ``cuegym.physics.perturb`` noise from each lane's key, the
-physics and the game's referee, exactly as the env would play them. A lane's value is the
-striker's points from the referee (PotShot: 1 for a clean pot; Lag: the lag score) plus
-``position_weight`` x the best ghost-ball pot score of the layout left, counted for the
-striker when he plays on and against him when the opponent does. Each candidate's mean
-is then averaged with its neighbours within about the noise (:func:`smooth`), which damps
-picking a candidate for its lucky draws. The next rounds sweep the aim of the best
-candidates over a fine grid (:func:`refine`). The action is the candidate with the best
-smoothed value in the last round; ``last_info["success"]`` is the smoothed share of noisy
-copies that scored (PotShot: potted), an estimate of its success probability.
+Why: a pot works only over a narrow, throw-shifted window of aim, which the ghost-ball aim
+alone misses; playing candidates through the env's own compiled step (guards, noise,
+physics, referee) scores them exactly as the env would play them. :func:`propose` makes a
+round's candidates, :func:`smooth` averages each candidate's mean with its neighbours within
+about the noise (damping picks made on lucky draws), :func:`refine` sweeps the best ones'
+aim on a fine grid; with ``Budget.sweep`` the first round comes from a noise-free aim sweep
+(:mod:`cuegym.agents.aim`). ``last_info["success"]`` estimates the chosen stroke's success
+probability.
 
-With ``Budget.sweep`` (PotShot's default) the first round's candidates come instead from a
-noise-free aim sweep (:mod:`cuegym.agents.aim`): one batched call of C x S lanes aiming over
-a fine grid around the best ghost-ball aims in a few speed and spin styles, which locates
-each pot's window of aims (shifted off the ghost aim by throw) and its centre under the aim
-noise; the noisy rounds then sample around those centres, the refining rounds over +-2
-sigma of the aim noise.
-
-Compiled programs: the step is the env's program for a batch of C x S tables (the same
-one a vector env of that size runs), plus two small proposal programs and a scoring one
-per (task, table, C, S). Lag strokes (a game's lag phase, Lag-v0) are searched with the
-Lag task's program, for player 1 in the mirror image of player 0's half.
+The round, the value of a lane, the knobs per task, compiled programs and measured figures:
+docs/agents.md, "SearchAgent" and "Measured".
 """
 
 from __future__ import annotations

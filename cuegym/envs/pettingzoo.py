@@ -1,34 +1,16 @@
 """PettingZoo AEC front of the turn-based games: ``cuegym.envs.pettingzoo.env(game, num_players)``.
 
-One :class:`cuegym.envs.gym_env.CueEnv` without an opponent (the agent plays every decision)
-behind PettingZoo's agent-environment-cycle API (docs/pettingzoo.md):
+One :class:`cuegym.envs.gym_env.CueEnv` without an opponent (the agent plays every decision),
+built with ``gymnasium.make`` from the game's id so it runs the Gymnasium env's compiled
+program, behind PettingZoo's agent-environment-cycle API, one agent ``player_p`` per player.
+``agent_selection`` is the player to decide next (a player who pots keeps the table, so the
+same agent may act several times in a row); every agent observes the same table (full
+information, ``to_play`` says whose turn it is) and gets its own share of each decision's
+per-player rewards; the legal masks travel in ``infos[agent]["action_mask"]``.
 
-* agents ``player_0`` .. ``player_{n-1}``: player p of the game (``obs["to_play"]``);
-* ``agent_selection`` is the player to decide next (``info["to_play"]``): a player who pots
-  keeps the table, so the same agent may act several times in a row;
-* observation and action spaces are the single env's ``Dict`` spaces, the same for every
-  agent (each agent has its own copy, so seeding one agent's space leaves the others');
-* ``observe(agent)`` returns the table as it is now, the same for every agent: cue sports are
-  games of full information, and the observation says whose turn it is (``to_play``);
-* rewards: after each decision every agent receives its own share of the decision's
-  per-player rewards (``info["rewards"]``: zero-sum in the Russian games and snooker; in
-  golf minus the striker's added strokes, 0 for the others), accumulated PettingZoo-style
-  (``_cumulative_rewards``, paid out by ``last()``);
-* when the frame ends (won, or truncated at ``max_shots`` decisions) every agent is
-  terminated (or truncated) at once and they step out with ``None`` in order, ``player_0``
-  first (``_was_dead_step``);
-* ``infos[agent]``: the single env's info of the last decision (``to_play``, ``acted``,
-  ``rewards``, ``scores``, ``phase``, ``winner``, ``foul``, ...); the agent to play also has
-  ``action_mask``, a dict of per-field masks for ``action_space(agent).sample(mask)``: the
-  observation's legal masks for ``cue_ball``, ``ball`` and ``choice`` (int8 (N,)) and None
-  (no constraint) for ``shot``, ``place`` and ``pocket``.
-
-Seeding goes through ``reset(seed=...)``: the same seed and the same actions give the same
-frame. The wrapped env is built with ``gymnasium.make`` from the game's id, so it runs the
-same compiled program as the Gymnasium env (and reuses its compilation cache).
-
-The module's name is the PettingZoo package's; absolute imports (``from pettingzoo import
-...``) reach the package, not this module.
+Spaces, rewards, the end of a frame, infos and seeding: docs/pettingzoo.md. The module's name
+is the PettingZoo package's; absolute imports (``from pettingzoo import ...``) reach the
+package, not this module.
 """
 
 from __future__ import annotations

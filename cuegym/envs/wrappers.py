@@ -1,25 +1,14 @@
 """Wrappers for learners that want one Box action and one Box observation (stable-baselines3).
 
 * :class:`ShotOnly` — the action is the five shot parameters, each in [-1, 1]; the rest of
-  the Dict action (which ball to strike, where to put a ball in hand, the call, the choice)
-  comes from a fixed heuristic, :func:`heuristic_decisions`.
-* :class:`FlattenDictAction` — the whole Dict action as one Box in [-1, 1]: the agent
-  decides everything.
-* :class:`FlatObservation` — the Dict observation as one float32 vector (``slices`` says
-  which part is which key).
+  the Dict action comes from a fixed heuristic, :func:`heuristic_decisions`.
+* :class:`FlattenDictAction` — the whole Dict action as one Box in [-1, 1].
+* :class:`FlatObservation` — the Dict observation as one float32 vector.
 * :func:`make_sb3_env` — ``gymnasium.make`` plus the two wrappers a learner needs.
 
-Shot encoding (both action wrappers): value v in [-1, 1] per parameter.
-
-* phi [rad] = pi · v, taken modulo 2 pi: v = -1 and v = 1 are the same heading, so the
-  circle of cue directions has no seam the policy must jump; v = 0 aims along +x.
-* speed [m/s], a, b [ball radii], theta [rad]: low + (v + 1) / 2 · (high − low), with
-  ``(low, high)`` :data:`cuegym.envs.functional.SHOT_LOW` / ``SHOT_HIGH`` (0-10 m/s, ±1, ±1,
-  0-70°) unless narrower limits are given (``shot_low`` / ``shot_high``, (5,) each; their
-  phi entries are ignored: phi always covers the whole circle).
-
-Values outside [-1, 1] are clipped (stable-baselines3's SAC and PPO clip themselves);
-NaN or inf raise ValueError naming the field.
+Both action wrappers map v in [-1, 1] to phi = pi · v modulo 2 pi (no seam in the circle of
+cue directions) and the other shot parameters linearly onto the shot limits. The encoding,
+limits, clipping and errors: docs/envs.md, "Wrappers for learners".
 """
 
 from __future__ import annotations

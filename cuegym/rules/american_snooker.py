@@ -1,27 +1,17 @@
 """American snooker referee (catalogue section AS): the snooker referee
 (:mod:`cuegym.rules.snooker`) under the American rules, pure JAX.
 
-AS-01: snooker played on American pocket-billiard principles. AS-02/AS-03: the tables
-``american-snooker-10ft`` / ``american-snooker-12ft`` (1536 x 3072 and 1843 x 3686 mm, balls
-52.8 and 54.4 mm; ``cuegym.physics.tables``); AMB-46 makes 3500 x 1750 mm (``snooker-12ft``)
-the default, so any of the three may be used. AS-04: two players; AS-05/AS-06: the snooker
-balls and values; AS-07: the layout figure is missing, the snooker set-up is used, scaled to
-the table (AMB-03: ``snooker.initial_layout``).
+AS-01: snooker played on American pocket-billiard principles, so the rules are snooker's
+under a static :class:`~cuegym.rules.snooker.Variant` rather than a referee of their own:
+same state, phases, declarations and files (:mod:`cuegym.positions.snooker_play`). Tables
+(AS-02/AS-03, AMB-46): ``american-snooker-10ft``, ``american-snooker-12ft`` or
+``snooker-12ft``; AS-04: two players; AS-05/AS-06/AS-07: snooker's balls, values and set-up.
+The differences: every foul gives 7 (AS-39); the break (AS-14, AS-15, AS-16, AMB-45); a pot
+or cushion after the ball on (AS-18); balls off the table (AS-32, AMB-44; the cue ball
+AS-37/38); re-spotting to higher spots only (AS-35, AMB-41); no free ball, miss, angled or
+touching-ball rules, after a foul play on or replay (AS-40, AMB-04).
 
-What differs from international snooker (:class:`~cuegym.rules.snooker.Variant`):
-
-* every foul gives the opponent 7 points (AS-39), nothing is deducted;
-* the break must hit a red first (AS-14) and then send a red to a cushion or a pocket and
-  the cue ball to a cushion (AS-15, AMB-45 literal); an illegal break is a foul after which
-  the opponent plays on or has the offender break again (AS-16, AMB-32);
-* after the cue ball hits the ball on, a ball must be potted or reach a cushion (AS-18);
-* reds or colours leaving the table: no penalty, colours re-spotted (AS-32, AMB-44); the cue
-  ball off the table or pocketed: a foul, the opponent plays from the D (AS-37/38);
-* an occupied own spot sends a colour only to a free spot of a higher colour (AS-35, AMB-41);
-* no free ball, miss, angled or touching-ball rules (AMB-04): after any foul the opponent
-  plays on or makes the offender play again (AS-40), from the D when the cue ball is in hand.
-
-The state, phases, declarations and files are snooker's (:mod:`cuegym.positions.snooker_play`).
+Each difference in full: docs/rules.md, "American snooker".
 """
 
 from __future__ import annotations

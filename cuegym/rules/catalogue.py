@@ -1,27 +1,14 @@
 """The rulebook catalogue as code: every clause id, its decision tag, a short title.
 
-Where the data came from
-------------------------
-The project's rules catalogue, an English paraphrase of the Russian rulebook,
-clause by clause with stable ids. Ids and tags were taken from it mechanically;
-each title is a short one-line summary written for this table (not a quotation).
-The readings of its ambiguities (AMB-nn) are in docs/rules.md; which clause each
-test covers is in docs/rules-coverage.md.
+One table that every referee, ruling mask (``Ruling.clauses``) and coverage report names
+clauses by: the project's rules catalogue (an English paraphrase of the Russian rulebook),
+352 clauses in eight sections (RU-GEN, RP, AM, MP, SN, AS, GF, POOL-GEN), each tagged PHYS,
+DECL, CUE, HUMAN or PROC. Ids never change; a new clause is appended at the end of
+``CLAUSES``, so ``CODE[id]`` (its index) is stable and may be stored in records and logs.
 
-Sections, in catalogue order: RU-GEN (general Russian billiards), RP (Russian
-pyramid), AM (Americanka), MP (Moscow pyramid), SN (snooker), AS (American
-snooker), GF (golf), POOL-GEN (general pool). 352 clauses in all.
-
-Tags (first one is the main decider): PHYS (from the shot's event record),
-DECL (a player's declaration or choice), CUE (how the cue strikes), HUMAN
-(human conduct; injected or n/a), PROC (referee procedure / bookkeeping).
-
-Stability
----------
-Clause ids never change and are never renumbered; a new clause gets the next
-free number and is appended at the END of ``CLAUSES``. ``CODE[id]`` (the index
-in ``CLAUSES``) is therefore stable too and may be stored in event records,
-observations and logs.
+Provenance, sections and tags: docs/rules.md, "The catalogue"; the readings of its
+ambiguities (AMB-nn) are in docs/rules.md, and which clause each test covers in
+docs/rules-coverage.md.
 """
 
 from __future__ import annotations

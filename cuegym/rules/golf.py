@@ -1,39 +1,18 @@
 """Golf referee (catalogue section GF, «Гольф»), pure JAX, over the general pool rules
 (:mod:`cuegym.rules.pool`, POOL-GEN; AMB-01: POOL-GEN applies where GF says nothing).
 
-GF-01: played on the snooker table (``snooker-12ft``) with snooker-size balls. The house is
-the baulk area: its line (the "front line") is the table's ``head_line``, the front, centre
-and rear spots are ``spec.spots()`` (reading, docs/rules.md).
-
-Balls (GF-03): index 0 the cue ball, shared by all; ball p + 1 is player p's numbered object
-ball. :data:`N_BALLS` is fixed at 7 for up to :data:`MAX_PLAYERS` = 6 players (GF-02: any
-number; here 2..6); the number of players is a traced int32 in the state, so one compiled
-program serves every count. Only the striker's ball is on the table (AMB-48); the others are
-off it.
-
-Pockets (GF-05, AMB-47): golf pocket k = 1..6 is, standing at the head end looking to the
-foot, 1 foot-right, 2 right middle, 3 head-right, 4 head-left, 5 left middle, 6 foot-left:
-physics pocket ids :data:`POCKET_IDS` (``cuegym.physics.POCKETS`` order).
-
-State (:class:`GolfState`) and decisions; docs/rules.md has the full design:
-
-* Rounds, one per pocket (GF-11..18): in the playing order (``first``, ``first`` + 1, ...)
-  each player plays a series at the round's pocket until he pots his ball in it legally;
-  fouls and misses do not end it (GF-19, AMB-50, overriding POOL-GEN-05/31/68).
-* Phases: ``normal`` (a stroke), ``in_hand_house`` (cue ball in hand in the house, GF-27;
-  the placement is part of the stroke), ``house_choice`` (8: cue ball in hand with the own
-  ball in the house: :func:`choose` between the two set-ups of GF-23) and ``frame_over``.
-* Scoring (GF-06/07/22): every stroke 1, a foul 3 more, at most 3 however many fouls;
-  lowest total wins (GF-05, AMB-51; equal lowest totals: a tie, ``winner`` -1).
+Golf billiards on ``snooker-12ft`` (GF-01): each player has his own object ball (ball p + 1;
+the cue ball, 0, is shared; GF-03) and plays it into the six pockets in turn, one round per
+pocket (GF-11..18, pockets in the order of GF-05/AMB-47, :data:`POCKET_IDS`), a series lasting
+through fouls and misses until his legal pot (GF-19, AMB-50, overriding POOL-GEN-05/31/68).
+Every stroke costs 1, a foul 3 more (GF-06/07/22); the lowest total wins (AMB-51). The number
+of players (2..6, :data:`MAX_PLAYERS`) is a traced int32 in :class:`GolfState`, so one
+compiled program serves every count.
 
 ``judge(spec, state, decl, summ, start_xy, start_on, final, shot=None)`` rules on one stroke
-and returns ``(GolfRuling, GolfState)``; jit it with ``spec`` static (:data:`jit_judge`),
-vmap it over tables.
-
-Where the catalogue and the original Russian rulebook differ in a way that matters here, the
-original wins; see docs/rules.md "Golf": GF-13 says the next player starts «из той же
-исходной позиции, что и первый» (the same starting position), which we read as the cue ball
-on the centre spot and his ball on the rear spot, as the catalogue does.
+and returns ``(GolfRuling, GolfState)``; :func:`choose` settles ``house_choice`` (GF-23); jit
+with ``spec`` static (:data:`jit_judge`) and vmap over tables. State, phases and the readings
+(table lines, order of play, opening, fouls, re-spots): docs/rules.md, "Golf".
 """
 
 from __future__ import annotations

@@ -1,36 +1,17 @@
 """General rules for pool games (catalogue section POOL-GEN), pure JAX, game-independent.
 
-POOL-GEN-01: these rules are common to the pool games; each game module (so far
-:mod:`cuegym.rules.golf`) calls the functions here it needs and overrides them where its own
-rules say otherwise (the catalogue's AMB-01 reading: POOL-GEN governs golf and American
-snooker). POOL-GEN-02: the equipment is the table spec (``cuegym.physics.tables``); the
-section it refers to is not in the source, so any table with a house line works.
+POOL-GEN-01: these rules are common to the pool games; a game module (:mod:`cuegym.rules.golf`)
+calls the functions here it needs and overrides them where its own rules say otherwise (AMB-01:
+POOL-GEN governs golf and American snooker). Each is a pure function on one table (vmap for a
+batch), ``spec`` a static :class:`~cuegym.physics.TableSpec` with a house line (POOL-GEN-02):
+the house and ball in hand (POOL-GEN-12..23: :func:`in_hand_region`, :func:`placement_ok`),
+the stroke in the rules' terms (:func:`stroke_facts`), the legal stroke and frozen balls,
+cue-action fouls and jumps, replays, one foul per stroke (:func:`one_foul`), re-spotting along
+the long string, the lag, the turn, the break order of a match and the rack.
 
-What lives here, each a pure function on one table (vmap for a batch):
-
-* the house and ball in hand (POOL-GEN-12..23, 29, 30, 72, 73): :func:`in_house`,
-  :func:`in_hand_region`, :func:`placement_ok`, :func:`house_fouls`, :func:`in_play`;
-* the stroke in the rules' terms (POOL-GEN-24, 25, 28, 46..49): :func:`stroke_facts`;
-* the legal stroke (POOL-GEN-34..36) and the frozen-ball rule (POOL-GEN-70, 71):
-  :func:`hit_legal_first`, :func:`after_contact_ok`, :func:`frozen_cushion`,
-  :func:`frozen_ball_ok`;
-* cue-action fouls and jumps (POOL-GEN-04, 39..45): :func:`cue_fouls`, :func:`jumped_over`;
-* spontaneous movement and interference (POOL-GEN-53..56, 62..64): :func:`replay_reasons`;
-* one foul per stroke, the most severe (POOL-GEN-52): :func:`one_foul`;
-* re-spotting along the long string (POOL-GEN-50, 57..60): :func:`respot_long_string`;
-* the lag (POOL-GEN-06..11): :func:`lag_layout`, :func:`judge_lag`, :func:`lag_breaker`;
-* the turn (POOL-GEN-05, 31, 68, 69) and the break order of a match (POOL-GEN-66, 67):
-  :func:`turn_passes`, :func:`match_breaker`;
-* the rack (POOL-GEN-03): :func:`rack`.
-
-Frame (docs/physics.md, "Frame"): x across the table in [0, W], y along it in [0, L], metres; the head
-cushion (the house end) is y = 0, the foot (rear) cushion y = L. The house line (the
-"front line") is ``spec.head_line`` from the head cushion; on the snooker table that is the
-baulk line, so the house is the baulk area (reading, docs/rules.md). The front, centre and
-rear spots are ``spec.spots()``. ``spec`` is a static :class:`~cuegym.physics.TableSpec`.
-
-HUMAN clauses (catalogue §0.8) arrive as injected events, bits of :data:`POOL_INJECT` in
-``Declaration.inject`` (build with :func:`declare`); :data:`NOT_SIMULATED` lists them.
+HUMAN clauses arrive as injected events, bits of :data:`POOL_INJECT` in ``Declaration.inject``
+(build with :func:`declare`); :data:`NOT_SIMULATED` lists them. Which function implements which
+clauses, the frame and the readings: docs/rules.md, "The pool rules (cuegym.rules.pool)".
 """
 
 from __future__ import annotations

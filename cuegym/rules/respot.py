@@ -2,29 +2,13 @@
 
 Where balls go when a referee puts them back on the table: on the long string behind the
 rear spot (Russian pyramid), frozen against the rear cushion (Americanka, Moscow pyramid),
-or racked as a pyramid on the rear spot (a rebuild); plus the house tests.
+or racked as a pyramid on the rear spot (a rebuild); plus the house tests. One module so that
+every referee (snooker's and the pool rules' too) places balls with the same clearances:
+"touching" at 2R + :data:`TOUCH`, "not touching" (RP-15, AMB-24(d)) :data:`GAP` = 1 mm apart.
 
-Frame (docs/physics.md "Frame", :mod:`cuegym.physics.tables`): x across the table in [0, W], y along it
-in [0, L], metres; the head (house) cushion is y = 0, the rear (foot) cushion y = L. A ball
-centre may come no closer than the contact offset ``off`` to a cushion nose line, so a ball
-frozen against the rear cushion has y = L - off. The long string is the line x = W / 2, the
-rear spot (W / 2, L - head_line). "Right as seen from the house" is +x.
-
-Conventions shared by every function:
-
-* ``spec`` is a :class:`~cuegym.physics.TableSpec`, a static (hashable) Python argument; its
-  figures are read in Python and become compile-time constants. Jit with
-  ``jax.jit(f, static_argnums=0)`` or ``jax.jit(functools.partial(f, spec))``.
-* ``xy`` (N, 2) float64 ball centres [m]; ``on`` (N,) bool, balls on the table; ``place`` /
-  ``keep`` (N,) bool, the balls to put on the table (their current ``xy`` and ``on`` are
-  ignored). Every placing function returns ``(xy_new (N, 2) float64, on_new (N,) bool)``:
-  placed balls get ``on = True``, every other ball keeps its ``xy`` and ``on`` bit for bit.
-* Static shapes, no Python branching on traced values, no randomness: the functions are
-  jit- and vmap-able, and a batch gives exactly the per-layout results.
-
-Clearances. "Touching" balls are placed at a centre distance of 2R plus :data:`TOUCH`
-(1 nm, so rounding never makes them overlap; the position files' tolerance is 2 µm).
-"Not touching" (RP-15, reading AMB-24(d)) is a gap of :data:`GAP` = 1 mm.
+``spec`` is a static :class:`~cuegym.physics.TableSpec`; ``xy`` (N, 2) float64 [m], ``on`` (N,)
+bool; placing functions return ``(xy_new, on_new)`` and leave every other ball bit for bit.
+All are jit- and vmap-able. Frame and conventions: docs/rules.md, "Re-spotting geometry".
 """
 
 from __future__ import annotations

@@ -1,30 +1,18 @@
 """International snooker referee (catalogue section SN), pure JAX.
 
-Balls (SN-05), in the order of ``cuegym.positions.SNOOKER_BALLS``: index 0 the cue ball,
-1..15 the reds, 16..21 yellow, green, brown, blue, pink, black, worth 2..7 (a red 1, SN-06).
-Two players (SN-04). The table is ``snooker-12ft`` (SN-01, SN-02: 3500 x 1750 mm; SN-08, SN-09:
-baulk line 700 mm, D of radius 292 mm; SN-03, the table height, plays no part); the
-starting layout (SN-07, AMB-03) is :func:`initial_layout`.
+Snooker is self-contained (catalogue §5, AMB-04): none of the Russian general rules apply, so
+it has its own state (:class:`SnookerState`: ``ball_on``, ``free_ball``, the position to
+restore after a miss), ruling and decision phases (``normal``, ``in_hand_d``, ``foul_choice``,
+``lag``, ``frame_over``), and an environment can expose every decision with a legal mask.
+Two players (SN-04), 22 balls in the order of ``cuegym.positions.SNOOKER_BALLS`` (SN-05/06),
+on ``snooker-12ft`` (SN-01, SN-02, SN-08, SN-09; SN-03 plays no part); :func:`initial_layout`
+is the SN-07 set-up (AMB-03). Also here: the ball on and nomination (SN-22/24/25/26/35, AMB-34), the free
+ball (SN-60/61, AMB-37), the foul choices (SN-19/50/58/68, in hand in the D SN-10/17/43) and
+the lag when level after the black (SN-15).
 
-Snooker is self-contained (catalogue §5, AMB-04): none of the Russian general rules apply.
-
-State and decisions (:class:`SnookerState`, phases; docs/rules.md has the full design):
-
-* ``ball_on``: :data:`RED_ON` (a red; SN-22/24), :data:`COLOUR_ON` (any colour, to be
-  nominated in the stroke's declaration, SN-25/26, and after the last red, AMB-34), or a colour
-  value 2..7 (colours in sequence, SN-35). The nomination is ``Declaration.call_ball`` (the
-  ball index, -1 none); :func:`legal_nominations` is its mask.
-* ``free_ball``: announced after a foul that leaves the incoming player snookered (SN-60);
-  on his stroke he may nominate any object ball not on as the ball on (SN-61, AMB-37(b)).
-* Phases: ``normal`` (a stroke), ``in_hand_d`` (cue ball in hand in the D, SN-10/17/43;
-  the placement is part of the stroke), ``foul_choice`` (after a foul the incoming player
-  chooses, :func:`choose`: play on, make the offender play again (SN-68), restore the
-  position after a miss (SN-58), take the cue ball in hand in the D when angled (SN-50),
-  have the offender break again after a break foul (SN-19)), ``lag`` (level after the black,
-  SN-15: :func:`after_lag`) and ``frame_over``.
-
-``judge(spec, state, decl, summ, start_xy, start_on, final)`` rules on one stroke and
-returns ``(SnookerRuling, SnookerState)``; jit it with ``spec`` static, vmap it over tables.
+``judge(spec, state, decl, summ, start_xy, start_on, final)`` rules on one stroke and returns
+``(SnookerRuling, SnookerState)``; jit it with ``spec`` static, vmap it over tables. API,
+state, phases and readings: docs/rules.md, "Snooker".
 """
 
 from __future__ import annotations

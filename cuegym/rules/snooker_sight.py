@@ -7,22 +7,9 @@ that ball without first touching a ball that is not on. "Angled" is the same tes
 pocket jaws as the only obstacles. With the cue ball in hand the test runs over a fixed
 sample of positions in the D (SN-47, AMB-36: "a dense sample").
 
-Geometry. The cue ball's centre moves from ``c`` along a unit direction u. It touches a ball
-centred at X when its centre comes within 2R of X, and a jaw (a circle of radius r_j at J)
-when it comes within R + r_j of J: each obstacle and target is a circle of radius rho around
-its centre, and the path meets it at distance s(u) = b - sqrt(rho^2 - h^2) (b = (X - c).u,
-h^2 = |X - c|^2 - b^2), if h <= rho and b > 0. A direction reaches a target if it meets the
-target before (s strictly smaller) every obstacle it meets. Whether a direction is free can
-only change where the path grazes a circle (the directions c -> X at angle +- asin(rho/|X - c|))
-or where it passes through a point common to the target's circle and an obstacle's circle
-(there the two hit distances swap order). Testing each such critical direction plus and minus
-:data:`EPS_ANGLE` therefore visits every open arc of free directions wider than 2 EPS_ANGLE:
-the test is exact up to that resolution (1e-9 rad, a nanometre over a metre), with static
-shapes: N targets x 2 (2 + 4 M) directions x M circles for N balls and M = N + 12 circles.
-
-Frame and units as everywhere (:mod:`cuegym.rules.respot`): x across, y along the table
-[m], the baulk (head) cushion at y = 0; the D is the half disc of radius ``spec.d_radius``
-on the middle of the baulk line y = ``spec.head_line``, on the baulk side.
+The test tries each critical direction (where a path grazes a circle or two hit distances
+swap) ± :data:`EPS_ANGLE`, so it is exact to 1e-9 rad with static shapes. The geometry, the
+frame and the D: docs/rules.md, "Lines of sight".
 """
 
 from __future__ import annotations

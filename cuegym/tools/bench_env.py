@@ -2,51 +2,17 @@
 
     python experiments/bench_env.py [--quick] [--out results/bench_env.json]
 
-For each id (:data:`cuegym.ENV_IDS` in the issue's order, ``opponent=None``) it times
+For each id of the registry (opponent None) it times the single env (``gymnasium.make``), with
+the share of ``env.step`` spent outside the compiled program (each call drawn at random,
+seeded, to be timed or plain; the timer's own cost is ``timer_ms``); the native vector env
+(``gymnasium.make_vec``) at B = 1, 64, 1024; and :func:`cuegym.envs.functional.batched`'s
+``step`` on device arrays, the ceiling the Gymnasium fronts can reach. Actions are random
+shots in the physics benchmark's ranges; compile times are reported apart (``compile_s``).
+It exists to keep the host's share of a step small (target under 10 %) and to measure it
+without charging the timer to the env.
 
-* ``single``: the Gymnasium single env (``gymnasium.make``, wrappers included), resetting
-  when an episode ends; and the share of the wall time of ``env.step`` (and of
-  ``env.step`` plus the resets) spent outside the compiled program. Each call is drawn,
-  at random (seeded, so no periodic pattern of the episodes aliases with it), to be
-  timed or plain. On a timed call (the first always is) the env's compiled programs
-  (:func:`cuegym.envs.host_program.flat_program`: ``batched(env)`` behind packed arguments, plus
-  the host record) are wrapped by a timer that blocks on the call's output: "inside" is
-  the jitted call, argument transfer and dispatch included. A plain call runs the env as
-  users do, nothing wrapped, and gives the wall time of ``env.step``; resets are drawn
-  likewise. "Outside" is the plain calls' mean ``env.step`` less the timed calls' mean
-  compiled call: everything else ``env.step`` does in Python and NumPy (action checks,
-  the read of the result on the host, the observation and ``info``, freeing the
-  previous step's arrays), less what of it runs while the program does. The timer's own
-  cost is reported as ``timer_ms``, the timed calls' ``env.step`` less the plain
-  calls': mostly lost overlap, since a plain call frees the previous rows and returns
-  while the program runs, where the timer blocks first. On two cores it is 15-40 us a
-  call; timing the program and ``env.step`` on the same calls, as this benchmark did
-  before, charged it to the env; the steps/s are the plain calls' rate;
-* ``vector``: ``gymnasium.make_vec(id, num_envs=B)`` (the native vector env, autoreset
-  inside the jitted step) for B in 1, 64, 1024, every call timed (its share outside
-  includes the timer's cost: an upper bound);
-* ``functional``: :func:`cuegym.envs.functional.batched`'s ``step`` called directly on device
-  arrays (actions put on the device once, ``done`` computed on the device), B as above:
-  no host transfer in the loop, so it is the ceiling the Gymnasium fronts can reach.
-
-Actions: drawn from the env's action space seeded with ``--seed`` (a pool, sampled before
-the timing and cycled), the shot replaced by the physics benchmark's random shot (phi
-uniform in [0, 2 pi), speed in [0.5, 6] m/s, a and b in [-0.4, 0.4], theta 0): the space's
-own shot (speed up to 10 m/s, any tip offset) is mostly clipped. Every stroke is a full
-physics shot per table, and a vmapped event loop runs until its slowest table is at rest, so
-a batch of full-rack tables costs its slowest stroke: the number of calls is capped by
-``--steps`` and by a time budget per configuration, and the calls actually made are
-reported.
-
-Compile: each configuration first resets and steps once with the first action at zero cue
-speed (compiles the programs; the stroke ends at once), and reports that time as
-``compile_s``; within one process the configurations of an id share programs of the same
-batch size, and with the persistent compilation cache on (the default, ``$CUEGYM_CACHE_DIR``
-or ``~/.cache/cuegym/jax``; ``--no-cache`` to measure a cold compile) a compile may be a
-load. The timed runs then start from a fresh reset with the same seed.
-
-Writes the JSON (and a ``.md`` beside it) and prints the markdown tables. Throughput is
-measured on whatever else the machine runs (the load averages are recorded).
+Writes the JSON (and a ``.md`` beside it) and prints the markdown tables. Method, options and
+caveats: docs/envs.md, "Performance"; figures: README.md, "Performance".
 """
 
 from __future__ import annotations

@@ -1,35 +1,14 @@
 """A stroke's parameters in the words a player uses: aim (cut angle, ball fraction), pace
 (soft / medium / firm) and tip position (follow / draw / side). Pure NumPy and ``math``.
 
-Conventions (:mod:`cuegym.physics.strike`): ``phi`` the cue's heading [rad],
-counter-clockwise from +x; ``a`` the tip offset to the striker's right of the ball's centre,
-``b`` above it, both in ball radii R; ``theta`` the cue's elevation [rad].
+A coach reads "half ball, medium pace, a touch of draw", not (phi, speed, a, b, theta); this
+module turns the physics' shot (conventions of :mod:`cuegym.physics.strike`) into those words.
+The aim follows the cue ball's line (the squirt angle included) to the first ball within 2R
+and names the nearest ball fraction ``1 - sin(cut)``; the pace names the band of how far the
+cue ball would travel on an empty table (thresholds of a table: :func:`pace_bands`); the tip
+names follow, draw and side, offsets under :data:`TIP_CENTRE` R reading as none.
 
-Aim. With side spin the cue ball leaves at the squirt angle from the cue's heading
-(:func:`cuegym.physics.strike.squirt_angle`: away from the side struck). Along that
-straight line the first ball within 2R of it is the ball hit; the *contact* (ghost-ball)
-position is where the cue ball's centre is 2R from that ball's centre, and the **cut angle**
-is the angle between the cue ball's line and the line of centres at contact (0: full ball).
-The **ball fraction** is the share of the object ball's width covered by the cue ball seen
-along the aim, ``1 - sin(cut)`` (Alciatore, "The Illustrated Principles of Pool and
-Billiards", 2004, ch. 3): full ball 1, 3/4 ball at 14.5 degrees, 1/2 ball at 30, 1/4 ball at
-48.6. The word is the nearest of these fractions; below 1/8 (cut > 61 degrees) "thin".
-The line ignores the swerve of an elevated cue and curved sliding paths, so it is the aim,
-not a prediction of contact (the paths in the picture are the simulated stroke).
-
-Pace. ``speed`` is the cue speed [m/s]; the cue ball leaves a centre hit at
-``v0 = 2 speed / (1 + m / M)`` (m the ball's, M the cue's mass; the impulse model of
-:mod:`cuegym.physics.strike`). The band is named by how far the cue ball would travel on
-an empty table before stopping: sliding at mu_slide until it rolls at 5/7 v0, then rolling
-at mu_roll (the table's coefficients), ``D = v0^2 (24/49) / (2 mu_s g) + (5/7 v0)^2 /
-(2 mu_r g)``. *soft*: D under one table length (a stroke that just reaches a cushion or a
-near pocket), *medium*: one to three lengths (the usual pot with position play), *firm*:
-more than three lengths (balls travel several cushions; less control, more jaw rattles).
-The thresholds in m/s of a table are :func:`pace_bands`.
-
-Tip. ``b`` > 0 is *follow* (top spin: the cue ball runs on after contact), ``b`` < 0
-*draw* (back spin: it comes back), near 0 *centre* (stun: it stops on a full hit); ``a`` >
-0 *right side*, ``a`` < 0 *left side*. Offsets under :data:`TIP_CENTRE` R read as none.
+The definitions, the fraction table and the pace model: docs/coach.md, "The words".
 """
 
 from __future__ import annotations
