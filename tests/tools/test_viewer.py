@@ -21,7 +21,7 @@ import tempfile
 import numpy as np
 import pytest
 
-from cuegym.tools import cli, replay, viewer
+from cuegym.tools import cli, strokes, viewer
 from cuegym.physics import get_spec, get_table
 from cuegym.physics.strike import SHOT_LIMITS
 from cuegym.positions import EXAMPLES_DIR, load_position, load_shot
@@ -101,7 +101,7 @@ def test_play_document(played):
 def test_thin_keeps_the_path_within_tolerance():
     t = np.linspace(0.0, 2.0, 400)
     arc = np.stack([t, np.cos(t), np.sin(t)], 1)  # a unit circle walked at 1 m/s
-    kept = replay.thin(arc, tol=1e-3)
+    kept = strokes.thin(arc, tol=1e-3)
     assert 2 < len(kept) < 100 and np.array_equal(kept[[0, -1]], arc[[0, -1]])
     assert all(any(np.array_equal(k, a) for a in arc) for k in kept)  # a subset of the samples
     guess = np.stack([np.interp(t, kept[:, 0], kept[:, c]) for c in (1, 2)], 1)
@@ -109,7 +109,7 @@ def test_thin_keeps_the_path_within_tolerance():
     # a chord of a circle of radius 1 strays (1 - cos(h / 2)) from the arc: over 1e-3 for h > 0.0894
     assert np.max(np.diff(kept[:, 0])) <= 2 * math.acos(1 - 1e-3) + 2 * (t[1] - t[0])
     line = np.stack([t, 3 * t, -t], 1)
-    assert len(replay.thin(line)) == 2
+    assert len(strokes.thin(line)) == 2
 
 
 def test_timed_paths_straight_stroke():
@@ -121,7 +121,7 @@ def test_timed_paths_straight_stroke():
     xy[1] = (0.3, 3.0)
     on = np.zeros(16, bool)
     on[:2] = True
-    paths, end_on, duration = replay.timed_paths(TABLE, xy, on, [0, math.pi / 2, 0.5, 0.0, 0.0, 0.0])
+    paths, end_on, duration = strokes.timed_paths(TABLE, xy, on, [0, math.pi / 2, 0.5, 0.0, 0.0, 0.0])
     p = paths[0]
     assert paths[1].tolist() == [[0.0, 0.3, 3.0]] and all(len(q) == 0 for q in paths[2:])
     assert end_on.tolist() == [True, True] + [False] * 14
@@ -155,7 +155,7 @@ def test_simulate_result_opens(simulated):
             assert np.hypot(at[0] - e["pos"][b][0], at[1] - e["pos"][b][1]) < 1e-3
     # ... and follow the simulator's own motion between them (closed-form evolution)
     shot6 = [0, *(s["shot"][k] for k in ("phi", "speed", "a", "b", "theta"))]
-    truth, end_on, _ = replay.timed_paths(TABLE, position.xy(), position.on_table(), shot6)
+    truth, end_on, _ = strokes.timed_paths(TABLE, position.xy(), position.on_table(), shot6)
     for i, q in enumerate(truth):
         p = np.array(s["paths"][i])
         guess = np.stack([np.interp(q[:, 0], p[:, 0], p[:, c]) for c in (1, 2)], 1)
