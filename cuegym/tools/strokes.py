@@ -71,10 +71,10 @@ def timed_paths(table_name: str, xy_before, on_before, shot6, dt: float = SAMPLE
     from cuegym.physics.simulate import DEFAULT_MAX_EVENTS
     from cuegym.physics.trace import positions_at
 
-    table_name = R._table_name(table_name)
-    xy, on = R._check_layout(xy_before, on_before)
+    table_name = R.check_table_name(table_name)
+    xy, on = R.check_layout(xy_before, on_before)
     n = xy.shape[0]
-    cue, s = R._check_shot(shot6, n, on)
+    cue, s = R.check_shot(shot6, n, on)
     table = get_table(table_name)
     balls = at_rest(xy, on)
     shot = make_shot(cue, s[1], s[2], s[3], s[4], s[5])

@@ -40,7 +40,7 @@ def check_table(name) -> str:
 
     need(isinstance(name, str), "table", "a table name (str)", name)
     try:
-        R._table_name(name)
+        R.check_table_name(name)
     except ValueError as e:
         raise ValueError(f"table: {str(e).split(': ', 1)[-1]}") from None
     return name

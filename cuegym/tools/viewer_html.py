@@ -16,6 +16,7 @@ from xml.sax.saxutils import escape
 import numpy as np
 
 from cuegym.envs import render as R
+from cuegym.physics import get_spec
 from cuegym.tools.viewer_document import normalize
 from cuegym.tools.viewer_files import dumps
 
@@ -35,7 +36,7 @@ def _table_svg(table: str) -> tuple[str, dict]:
     svg = R.to_svg(table, np.zeros((0, 2)), np.zeros(0, bool), width=SVG_WIDTH)
     body = svg.split("\n", 1)[1].rsplit("</svg>", 1)[0]
     geom = {"scale": fr.scale, "border": fr.border, "length": fr.table_length, "width": fr.width,
-            "height": fr.height, "r": R.get_spec(table).ball_radius * fr.scale}
+            "height": fr.height, "r": get_spec(table).ball_radius * fr.scale}
     return body, geom
 
 

@@ -21,11 +21,11 @@ import tempfile
 import numpy as np
 import pytest
 
-from cuegym.tools import cli, strokes, viewer
 from cuegym.physics import get_spec, get_table
 from cuegym.physics.strike import SHOT_LIMITS
 from cuegym.positions import EXAMPLES_DIR, load_position, load_shot
 from cuegym.rules.catalogue import get as clause
+from cuegym.tools import cli, strokes, viewer
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 GAME = "cuegym/RussianPyramid-v0"
