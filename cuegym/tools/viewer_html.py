@@ -13,10 +13,6 @@ import functools
 from importlib import resources
 from xml.sax.saxutils import escape
 
-import numpy as np
-
-from cuegym.envs import render as R
-from cuegym.physics import get_spec
 from cuegym.tools.viewer_document import normalize
 from cuegym.tools.viewer_files import dumps
 
@@ -32,6 +28,11 @@ def page_file(name: str) -> str:
 def _table_svg(table: str) -> tuple[str, dict]:
     """The empty table's SVG shapes (no outer <svg>, no namespace URL) and the frame
     (pixel scale [px/m], border [m], length [m], ball radius [px], width, height [px])."""
+    import numpy as np  # the command modules import their heavy dependencies when they run
+
+    from cuegym.envs import render as R
+    from cuegym.physics import get_spec
+
     fr = R.frame(table, SVG_WIDTH)
     svg = R.to_svg(table, np.zeros((0, 2)), np.zeros(0, bool), width=SVG_WIDTH)
     body = svg.split("\n", 1)[1].rsplit("</svg>", 1)[0]

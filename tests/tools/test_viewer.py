@@ -55,11 +55,11 @@ def test_play_document(played):
     spec = get_spec(TABLE)
     r = spec.ball_radius
     assert (doc["format"], doc["kind"], doc["table"]) == (1, "frame", TABLE)
-    assert [b["id"] for b in doc["balls"]][0] == "cue" and len(doc["balls"]) == 16
+    assert doc["balls"][0]["id"] == "cue" and len(doc["balls"]) == 16
     assert [p["agent"] for p in doc["players"]] == ["ghost", "random"]
     assert 1 <= len(doc["shots"]) <= 4
     scores = [0, 0]
-    for k, s in enumerate(doc["shots"]):
+    for s in doc["shots"]:
         xy, on = np.array(s["start"]["xy"]), s["start"]["on"]
         assert xy.shape == (16, 2) and len(on) == 16 and len(s["paths"]) == 16
         assert s["agent"] == ("ghost", "random")[s["player"]]
@@ -71,8 +71,8 @@ def test_play_document(played):
             assert p[0, 0] == 0.0 and np.allclose(p[0, 1:], xy[i], atol=1e-5)  # every path leaves its start
             assert np.all(np.diff(p[:, 0]) >= 0) and p[-1, 0] <= s["duration"] + 1e-9
             if s["end_on"][i]:  # at rest on the bed, inside the cushion noses
-                assert -1e-4 <= p[-1, 1] - r and p[-1, 1] + r <= spec.width + 1e-4
-                assert -1e-4 <= p[-1, 2] - r and p[-1, 2] + r <= spec.length + 1e-4
+                assert p[-1, 1] - r >= -1e-4 and p[-1, 1] + r <= spec.width + 1e-4
+                assert p[-1, 2] - r >= -1e-4 and p[-1, 2] + r <= spec.length + 1e-4
             else:  # dropped into a pocket: the path ends at a pocket
                 pockets = np.asarray(get_table(TABLE).pocket_xy)
                 assert np.min(np.hypot(*(pockets - p[-1, 1:]).T)) < 0.2
