@@ -5,6 +5,7 @@ The paths re-simulate with two balls on the pyramid table and the simulator's de
 the program the physics tests compile already (a persistent-cache hit)."""
 
 import math
+import sys
 import xml.etree.ElementTree as ET
 
 import numpy as np
@@ -246,15 +247,15 @@ def test_svg_places_balls_pockets_and_paths_in_the_frame():
 
 
 def test_viewer_names_what_is_missing(monkeypatch):
-    monkeypatch.setattr(R.sys, "platform", "linux")
+    monkeypatch.setattr(sys, "platform", "linux")
     monkeypatch.delenv("DISPLAY", raising=False)
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
     img = np.zeros((10, 10, 3), np.uint8)
     with pytest.raises(RuntimeError, match="display"):
         R.Viewer().show(img)
     monkeypatch.setenv("DISPLAY", ":99")
-    monkeypatch.setitem(__import__("sys").modules, "matplotlib", None)
-    monkeypatch.setitem(__import__("sys").modules, "matplotlib.pyplot", None)
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)
     with pytest.raises(RuntimeError, match="matplotlib"):
         R.Viewer().show(img)
     with pytest.raises(ValueError, match="image"):

@@ -21,11 +21,11 @@ import tempfile
 import numpy as np
 import pytest
 
-from cuegym.tools import cli, replay, viewer
 from cuegym.physics import get_spec, get_table
 from cuegym.physics.strike import SHOT_LIMITS
 from cuegym.positions import EXAMPLES_DIR, load_position, load_shot
 from cuegym.rules.catalogue import get as clause
+from cuegym.tools import cli, strokes, viewer
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 GAME = "cuegym/RussianPyramid-v0"
@@ -55,11 +55,11 @@ def test_play_document(played):
     spec = get_spec(TABLE)
     r = spec.ball_radius
     assert (doc["format"], doc["kind"], doc["table"]) == (1, "frame", TABLE)
-    assert [b["id"] for b in doc["balls"]][0] == "cue" and len(doc["balls"]) == 16
+    assert doc["balls"][0]["id"] == "cue" and len(doc["balls"]) == 16
     assert [p["agent"] for p in doc["players"]] == ["ghost", "random"]
     assert 1 <= len(doc["shots"]) <= 4
     scores = [0, 0]
-    for k, s in enumerate(doc["shots"]):
+    for s in doc["shots"]:
         xy, on = np.array(s["start"]["xy"]), s["start"]["on"]
         assert xy.shape == (16, 2) and len(on) == 16 and len(s["paths"]) == 16
         assert s["agent"] == ("ghost", "random")[s["player"]]
@@ -71,8 +71,8 @@ def test_play_document(played):
             assert p[0, 0] == 0.0 and np.allclose(p[0, 1:], xy[i], atol=1e-5)  # every path leaves its start
             assert np.all(np.diff(p[:, 0]) >= 0) and p[-1, 0] <= s["duration"] + 1e-9
             if s["end_on"][i]:  # at rest on the bed, inside the cushion noses
-                assert -1e-4 <= p[-1, 1] - r and p[-1, 1] + r <= spec.width + 1e-4
-                assert -1e-4 <= p[-1, 2] - r and p[-1, 2] + r <= spec.length + 1e-4
+                assert p[-1, 1] - r >= -1e-4 and p[-1, 1] + r <= spec.width + 1e-4
+                assert p[-1, 2] - r >= -1e-4 and p[-1, 2] + r <= spec.length + 1e-4
             else:  # dropped into a pocket: the path ends at a pocket
                 pockets = np.asarray(get_table(TABLE).pocket_xy)
                 assert np.min(np.hypot(*(pockets - p[-1, 1:]).T)) < 0.2
@@ -101,7 +101,7 @@ def test_play_document(played):
 def test_thin_keeps_the_path_within_tolerance():
     t = np.linspace(0.0, 2.0, 400)
     arc = np.stack([t, np.cos(t), np.sin(t)], 1)  # a unit circle walked at 1 m/s
-    kept = replay.thin(arc, tol=1e-3)
+    kept = strokes.thin(arc, tol=1e-3)
     assert 2 < len(kept) < 100 and np.array_equal(kept[[0, -1]], arc[[0, -1]])
     assert all(any(np.array_equal(k, a) for a in arc) for k in kept)  # a subset of the samples
     guess = np.stack([np.interp(t, kept[:, 0], kept[:, c]) for c in (1, 2)], 1)
@@ -109,7 +109,7 @@ def test_thin_keeps_the_path_within_tolerance():
     # a chord of a circle of radius 1 strays (1 - cos(h / 2)) from the arc: over 1e-3 for h > 0.0894
     assert np.max(np.diff(kept[:, 0])) <= 2 * math.acos(1 - 1e-3) + 2 * (t[1] - t[0])
     line = np.stack([t, 3 * t, -t], 1)
-    assert len(replay.thin(line)) == 2
+    assert len(strokes.thin(line)) == 2
 
 
 def test_timed_paths_straight_stroke():
@@ -121,7 +121,7 @@ def test_timed_paths_straight_stroke():
     xy[1] = (0.3, 3.0)
     on = np.zeros(16, bool)
     on[:2] = True
-    paths, end_on, duration = replay.timed_paths(TABLE, xy, on, [0, math.pi / 2, 0.5, 0.0, 0.0, 0.0])
+    paths, end_on, duration = strokes.timed_paths(TABLE, xy, on, [0, math.pi / 2, 0.5, 0.0, 0.0, 0.0])
     p = paths[0]
     assert paths[1].tolist() == [[0.0, 0.3, 3.0]] and all(len(q) == 0 for q in paths[2:])
     assert end_on.tolist() == [True, True] + [False] * 14
@@ -155,7 +155,7 @@ def test_simulate_result_opens(simulated):
             assert np.hypot(at[0] - e["pos"][b][0], at[1] - e["pos"][b][1]) < 1e-3
     # ... and follow the simulator's own motion between them (closed-form evolution)
     shot6 = [0, *(s["shot"][k] for k in ("phi", "speed", "a", "b", "theta"))]
-    truth, end_on, _ = replay.timed_paths(TABLE, position.xy(), position.on_table(), shot6)
+    truth, end_on, _ = strokes.timed_paths(TABLE, position.xy(), position.on_table(), shot6)
     for i, q in enumerate(truth):
         p = np.array(s["paths"][i])
         guess = np.stack([np.interp(q[:, 0], p[:, 0], p[:, c]) for c in (1, 2)], 1)
