@@ -7,6 +7,7 @@ docs/architecture.md the layers.
 """
 
 __version__ = "0.1.0"
+__all__ = ["ENV_IDS", "ENV_TASKS", "GAMES", "__version__"]
 
 from cuegym import _cache
 from cuegym.envs import registry

@@ -22,8 +22,8 @@ import numpy as np
 
 from cuegym import ENV_TASKS
 from cuegym.envs import functional as F
-from cuegym.envs.registry import GAMES
 from cuegym.envs.env_spaces import action_space
+from cuegym.envs.registry import GAMES
 
 
 def make_func_env(env, **options) -> F.FuncEnv:

@@ -18,6 +18,8 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
+from cuegym.agents import geometry as G
+from cuegym.agents.base import Agent, state_from_observation
 from cuegym.envs import functional as F
 from cuegym.envs.games import golf as fg
 from cuegym.envs.games import snooker_frame as fs
@@ -28,9 +30,6 @@ from cuegym.rules import pool
 from cuegym.rules import russian as ru
 from cuegym.rules import snooker as sn
 from cuegym.rules.base import IN_HAND_HOUSE, IN_HAND_REAR, LAG, REMOVE_BALL
-
-from cuegym.agents import geometry as G
-from cuegym.agents.base import Agent, state_from_observation
 
 
 class Plans(NamedTuple):

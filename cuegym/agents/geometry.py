@@ -16,7 +16,7 @@ import jax.numpy as jnp
 
 from cuegym.envs import functional as F
 from cuegym.envs import ghost
-from cuegym.envs.ghost import Pots, pocket_lines, pot_speed, pots, segment_gap  # noqa: F401 (the agents' geometry API)
+from cuegym.envs.ghost import Pots, pocket_lines, pot_speed, pots, segment_gap
 from cuegym.envs.ghost_safety import (
     CARRY_MARGIN,
     MAX_POT_SPEED,
@@ -28,8 +28,17 @@ from cuegym.envs.ghost_safety import (
     cushion_legs,
     miss_speed,
     safety,
-)  # noqa: F401 (the agents' geometry API; shared with the built-in ghost)
+)
 from cuegym.physics import get_table
+
+# the agents' geometry API: the ghost heuristic's pieces shared with the built-in ghost
+# (cuegym.envs.ghost, cuegym.envs.ghost_safety) and those of this module
+__all__ = [
+    "CARRY_MARGIN", "DRAW", "MAX_APPROACH", "MAX_CUT", "MAX_POT_SPEED", "MAX_SAFETY_SPEED", "MIN_HAND_DISTANCE",
+    "MIN_HEAD_ON", "POCKET_CLEARANCE", "Pots", "americanka_pot_speed", "best_pot_score", "carry_speed",
+    "cushion_legs", "first_true", "hand_spots", "miss_speed", "nearest_pocket", "pocket_lines", "pot_speed", "pots",
+    "removal_choice", "safety", "segment_gap",
+]
 
 # Pots tried and the draw: the built-in ghost's (cuegym.envs.ghost, cuegym.envs.functional).
 MAX_CUT = ghost.MAX_CUT

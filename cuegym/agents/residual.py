@@ -21,11 +21,10 @@ import jax
 import numpy as np
 from gymnasium import spaces
 
-from cuegym.envs.functional import SHOT_HIGH, SHOT_LOW
-from cuegym.envs.wrappers import FlatObservation, unit
-
 from cuegym.agents.base import Agent
 from cuegym.agents.baselines import GhostBallAgent
+from cuegym.envs.functional import SHOT_HIGH, SHOT_LOW
+from cuegym.envs.wrappers import FlatObservation, unit
 
 AIM_SPAN = math.radians(4.0)
 SPEED_RATIO = 2.0

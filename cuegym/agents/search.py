@@ -26,16 +26,24 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from cuegym.agents import aim as AIM
+from cuegym.agents import geometry as G
+from cuegym.agents.base import Agent, observation_arrays, state_from_observation
+from cuegym.agents.baselines import (
+    LAG_TASK,
+    ball_in_hand,
+    family,
+    ghost_decision,
+    ghost_plans,
+    hand_spot,
+    pot_table,
+    refereed,
+    target_balls,
+)
 from cuegym.envs import functional as F
 from cuegym.envs.registry import GAMES
 from cuegym.physics.noise import SIGMA_PHI, SIGMA_SPEED, SIGMA_TIP
 from cuegym.rules.base import FRAME_OVER, LAG, NORMAL
-
-from cuegym.agents import aim as AIM
-from cuegym.agents import geometry as G
-from cuegym.agents.base import Agent, observation_arrays, state_from_observation
-from cuegym.agents.baselines import (LAG_TASK, ball_in_hand, family, ghost_decision, ghost_plans, hand_spot, pot_table,
-                                     refereed, target_balls)
 
 FIELDS = ("shot", "place", "cue_ball", "ball", "pocket", "choice")
 

@@ -101,10 +101,10 @@ class CueAECEnv(AECEnv):
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         self._obs, info = self._env.reset(seed=seed, options=options)
         self.agents = list(self.possible_agents)
-        self.rewards = {a: 0.0 for a in self.agents}
-        self._cumulative_rewards = {a: 0.0 for a in self.agents}
-        self.terminations = {a: False for a in self.agents}
-        self.truncations = {a: False for a in self.agents}
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
         self._skip_agent_selection = None
         self._select(info)
 
@@ -139,7 +139,7 @@ class CueAECEnv(AECEnv):
         for ``cue_ball``, ``ball``, ``choice``; None for the continuous fields and
         ``pocket``. A field whose mask is all zero is not read by the referee in this phase
         (sampling it gives 0)."""
-        mask = {key: None for key in self._env.action_space.spaces}
+        mask = dict.fromkeys(self._env.action_space.spaces)
         for key, legal in MASKED_FIELDS.items():
             mask[key] = np.asarray(self._obs[legal], np.int8)
         return mask

@@ -20,17 +20,40 @@ from cuegym.physics.balls import (
     BallState,
     at_rest,
     kinetic_energy,
-)  # noqa: E402
-from cuegym.physics.events import KIND_NAMES, EventLog  # noqa: E402
-from cuegym.physics.noise import perturb  # noqa: E402
-from cuegym.physics.simulate import simulate, simulate_batch, simulate_many  # noqa: E402
-from cuegym.physics.strike import Shot, make_shot  # noqa: E402
-from cuegym.physics.summary import ShotSummary  # noqa: E402
-from cuegym.physics.tables import CUSHIONS, POCKETS, TABLE_SPECS, Table, TableSpec, get_spec, get_table  # noqa: E402
+)
+from cuegym.physics.events import KIND_NAMES, EventLog
+from cuegym.physics.noise import perturb
+from cuegym.physics.simulate import simulate, simulate_batch, simulate_many
+from cuegym.physics.strike import Shot, make_shot
+from cuegym.physics.summary import ShotSummary
+from cuegym.physics.tables import CUSHIONS, POCKETS, TABLE_SPECS, Table, TableSpec, get_spec, get_table
 
 __all__ = [
-    "AIRBORNE", "OFF_TABLE", "POCKETED", "ROLLING", "SLIDING", "SPINNING", "STATIONARY", "STATE_NAMES",
-    "BallState", "at_rest", "kinetic_energy", "KIND_NAMES", "EventLog", "perturb", "simulate",
-    "simulate_batch", "simulate_many", "Shot", "make_shot", "ShotSummary", "CUSHIONS", "POCKETS", "TABLE_SPECS", "Table",
-    "TableSpec", "get_spec", "get_table",
+    "AIRBORNE",
+    "CUSHIONS",
+    "KIND_NAMES",
+    "OFF_TABLE",
+    "POCKETED",
+    "POCKETS",
+    "ROLLING",
+    "SLIDING",
+    "SPINNING",
+    "STATE_NAMES",
+    "STATIONARY",
+    "TABLE_SPECS",
+    "BallState",
+    "EventLog",
+    "Shot",
+    "ShotSummary",
+    "Table",
+    "TableSpec",
+    "at_rest",
+    "get_spec",
+    "get_table",
+    "kinetic_energy",
+    "make_shot",
+    "perturb",
+    "simulate",
+    "simulate_batch",
+    "simulate_many",
 ]

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
-from cuegym.physics.vec import dot
 from cuegym.physics.balls import AIRBORNE, BallState
 from cuegym.physics.motion import rolling_spin, settle, slip_velocity
+from cuegym.physics.vec import dot
 
 SUSTAINED_SPEED = 0.005  # m/s
 CREEP_SPEED = 0.01  # m/s

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
-from cuegym.physics.vec import dot
 from cuegym.physics.balls import AIRBORNE, OFF_TABLE, POCKETED, ROLLING, SLIDING, SPINNING, STATIONARY, BallState
+from cuegym.physics.vec import dot
 
 _EPS_V = 1e-9  # m/s: below this a speed is zero
 _EPS_W = 1e-7  # rad/s
@@ -176,13 +176,13 @@ def apply_transition(balls: BallState, i, table, hop_speed):
 
 
 __all__ = [
+    "OFF_TABLE",
+    "STATIONARY",
+    "apply_transition",
     "evolve",
-    "transition_times",
     "linear_acceleration",
-    "slip_velocity",
     "rolling_spin",
     "settle",
-    "apply_transition",
-    "STATIONARY",
-    "OFF_TABLE",
+    "slip_velocity",
+    "transition_times",
 ]

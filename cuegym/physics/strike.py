@@ -15,10 +15,10 @@ from typing import NamedTuple
 
 import jax.numpy as jnp
 
-from cuegym.physics.vec import dot
 from cuegym.physics.balls import BallState
 from cuegym.physics.collisions import HOP_SPEED
 from cuegym.physics.motion import settle
+from cuegym.physics.vec import dot
 
 
 class Shot(NamedTuple):

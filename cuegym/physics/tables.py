@@ -87,7 +87,7 @@ class TableSpec:
             )
         return spots
 
-    def with_overrides(self, **changes) -> "TableSpec":
+    def with_overrides(self, **changes) -> TableSpec:
         """A copy with some figures replaced (e.g. ``ball_diameter=0.067``)."""
         unknown = set(changes) - {f.name for f in dataclasses.fields(self)}
         if unknown:
@@ -216,7 +216,7 @@ class Table:
     (found by ``tests/physics/test_determinism.py``). One compile per table.
     """
 
-    spec: "TableSpec"
+    spec: TableSpec
     width: jnp.ndarray
     length: jnp.ndarray
     radius: jnp.ndarray

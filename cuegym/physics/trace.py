@@ -9,12 +9,11 @@ outside ``jit`` (it is for drawing, replays and tests) and needs the whole shot 
 
 from __future__ import annotations
 
+import jax
 import numpy as np
 
 from cuegym.physics import events as ev
 from cuegym.physics.balls import BallState
-import jax
-
 from cuegym.physics.motion import evolve
 
 _evolve = jax.jit(evolve, static_argnames="table")

@@ -19,8 +19,8 @@ from cuegym.rules import russian as ru
 from cuegym.rules.base import (
     FRAME_OVER,
     IN_HAND_HOUSE,
-    LAG,
     IN_HAND_REAR,
+    LAG,
     NORMAL,
     REMOVE_BALL,
     Clauses,

@@ -16,17 +16,17 @@ from __future__ import annotations
 from typing import NamedTuple
 
 __all__ = [
-    "Clause",
     "CLAUSES",
     "CODE",
     "ID",
-    "NUM_CLAUSES",
     "NOT_SIMULATED",
-    "TAGS",
+    "NUM_CLAUSES",
     "SECTIONS",
+    "TAGS",
+    "Clause",
     "code",
-    "section",
     "get",
+    "section",
 ]
 
 

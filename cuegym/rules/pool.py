@@ -23,11 +23,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from cuegym.rules import catalogue as _catalogue
-
 from cuegym.physics import POCKETED
 from cuegym.physics.racks import triangle
 from cuegym.physics.tables import CUSHIONS
+from cuegym.rules import catalogue as _catalogue
 from cuegym.rules import respot
 from cuegym.rules.base import INJECT_NAMES, Declaration
 from cuegym.rules.base import declare as base_declare

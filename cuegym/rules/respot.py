@@ -17,20 +17,20 @@ import functools
 import math
 from typing import NamedTuple
 
-from cuegym.physics.tables import TableSpec, compile_table  # first: sets float64 and XLA flags
+import jax
+import jax.numpy as jnp
+import numpy as np
 
-import jax  # noqa: E402
-import jax.numpy as jnp  # noqa: E402
-import numpy as np  # noqa: E402
+from cuegym.physics.tables import TableSpec, compile_table  # first: sets float64 and XLA flags
 
 __all__ = [
     "GAP",
-    "TOUCH",
     "RACK_GAP",
-    "long_string_respot",
-    "rear_cushion_respot",
+    "TOUCH",
     "in_house",
     "in_rear_house",
+    "long_string_respot",
+    "rear_cushion_respot",
     "rerack",
 ]
 

@@ -22,7 +22,7 @@ import jax.numpy as jnp
 from cuegym.physics import POCKETED
 from cuegym.physics.tables import CUSHIONS, compile_table
 from cuegym.rules import respot
-from cuegym.rules.base import INJECT, IN_HAND_HOUSE, IN_HAND_REAR, Clauses, Declaration, GameState, PLAYERS, Ruling
+from cuegym.rules.base import IN_HAND_HOUSE, IN_HAND_REAR, INJECT, PLAYERS, Clauses, Declaration, GameState, Ruling
 
 FROZEN_EPS = 0.5e-3  # m: "touching" / "frozen" tolerance (AMB-55)
 MOVED_EPS = 1e-3  # m: an object ball "did not move" (stalemate, AMB-26)

@@ -28,7 +28,17 @@ from cuegym.physics import POCKETED
 from cuegym.physics.racks import snooker_rack
 from cuegym.rules import pool
 from cuegym.rules import snooker_respot as sr
-from cuegym.rules.base import FOUL_CHOICE, FRAME_OVER, IN_HAND_D, INJECT_NAMES, LAG, NORMAL, PHASE_CODES, PLAYERS, Clauses
+from cuegym.rules.base import (
+    FOUL_CHOICE,
+    FRAME_OVER,
+    IN_HAND_D,
+    INJECT_NAMES,
+    LAG,
+    NORMAL,
+    PHASE_CODES,
+    PLAYERS,
+    Clauses,
+)
 from cuegym.rules.russian import FROZEN_EPS
 from cuegym.rules.snooker_sight import Sight, in_d, sight
 

@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 import cuegym  # noqa: F401  (registers the ids)
-from cuegym.envs import functional as F
 from cuegym.agents import GhostBallAgent, RandomAgent, SearchAgent, make_func_env
+from cuegym.envs import functional as F
 from cuegym.physics import POCKETS, get_table
 from cuegym.rules import russian as ru
 from cuegym.rules.base import IN_HAND_HOUSE, IN_HAND_REAR, LAG, NORMAL, REMOVE_BALL

@@ -33,9 +33,9 @@ import numpy as np
 import pytest
 
 import cuegym
-from cuegym.envs import functional as F
 from cuegym.agents import GhostBallAgent, RandomAgent, SearchAgent, make_func_env, state_from_observation
 from cuegym.agents.base import observation_arrays
+from cuegym.envs import functional as F
 from cuegym.physics import get_table
 from cuegym.rules import golf as gf
 from cuegym.rules import russian as ru

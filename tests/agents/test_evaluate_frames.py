@@ -197,7 +197,7 @@ def _replay(frame: int, seed: int):
 
 
 def test_random_frames_match_an_independent_replay(tmp_path):
-    report = ev.run_frames([GAME], [("random", "random")], frames=2, seed=3, max_shots=MAX_SHOTS, out=str(tmp_path),
+    ev.run_frames([GAME], [("random", "random")], frames=2, seed=3, max_shots=MAX_SHOTS, out=str(tmp_path),
                            log=lambda m: None)
     saved = json.loads((tmp_path / "agents_frames.json").read_text())
     assert (tmp_path / "agents_frames.md").read_text().count("| RussianPyramid-v0 | random v random | 2 |") == 1

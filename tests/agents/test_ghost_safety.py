@@ -14,14 +14,13 @@ import gymnasium as gym
 import jax
 import jax.numpy as jnp
 import numpy as np
+from env_api import action, layout, load
 
 import cuegym  # noqa: F401  (registers the ids)
-from cuegym.agents import make_func_env
 from cuegym.agents import geometry as G
+from cuegym.agents import make_func_env
 from cuegym.rules import russian as ru
 from cuegym.rules.base import clause_ids
-
-from env_api import action, layout, load
 
 ENV_ID = "cuegym/Americanka-v0"
 N = 16

@@ -12,10 +12,10 @@ import gymnasium as gym
 import jax
 import numpy as np
 import pytest
+from env_api import action, layout, load
 
 import cuegym  # noqa: F401  (registers the ids)
 from cuegym.envs import functional as F
-from env_api import action, layout, load
 
 ENV_ID = "cuegym/RussianPyramid-v0"
 SCALE = 0.1  # Russian pyramid's default reward_scale

@@ -5,11 +5,10 @@ a respot) and the catalogue (which of them count)."""
 
 import gymnasium as gym
 import numpy as np
+from env_api import action, layout, load
 
 import cuegym  # noqa: F401  (registers the ids)
 from cuegym.rules import russian as ru
-
-from env_api import action, layout, load
 
 N = 16
 FR = 3  # the pockets HL ML FL FR MR HR

@@ -96,7 +96,7 @@ def test_golf_rewards_are_strokes():
         assert info["acted"] == p
         after = np.asarray(info["scores"], float)
         assert 1 <= after[p] - before[p] <= 4
-        expected = {a: 0.0 for a in e.possible_agents}
+        expected = dict.fromkeys(e.possible_agents, 0.0)
         expected[agent] = -scale * (after[p] - before[p])
         assert rewards == pytest.approx(expected, abs=1e-9)
         before = after

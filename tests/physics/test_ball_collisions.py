@@ -12,10 +12,10 @@
 
 import numpy as np
 import pytest
-
-from cuegym.physics import get_spec
-from cuegym.physics import events as ev
 from physics_helpers import angle_deg, events, run, velocity_after
+
+from cuegym.physics import events as ev
+from cuegym.physics import get_spec
 
 HALF_BALL = np.radians(30.0)
 
@@ -51,7 +51,7 @@ def test_natural_roll_half_ball_deflection(e):
     _, _, _, log, _ = run("pool-9ft", xy, np.pi / 2, 0.9, throw=False, e_ball=e)
     hit = events(log, ev.BALL)[0]
     assert int(log.state[hit - 1, 0]) == 3 or any(int(log.kind[k]) == ev.ROLLING_EV for k in range(hit))
-    rolled_again = [k for k in events(log, ev.ROLLING_EV, ball=0) if k > hit][0]
+    rolled_again = next(k for k in events(log, ev.ROLLING_EV, ball=0) if k > hit)
     v_final = np.asarray(log.v[rolled_again, 0])
     k_coef = 5 / 14 * (1 + e)
     phi = HALF_BALL

@@ -5,10 +5,10 @@ event cap, the ball never presses into the cushion, and it runs on along it."""
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from physics_helpers import events
 
 from cuegym.physics import SLIDING, at_rest, get_spec, get_table, make_shot, simulate
 from cuegym.physics import events as ev
-from physics_helpers import events
 
 TABLE = "pyramid-12ft"
 

@@ -54,9 +54,9 @@ def test_batch_of_1024_equals_each_shot_alone():
     balls, shots = seeded_batch(7, 1024, 8)
     final_b, log_b, summ_b = simulate_batch(table, balls, shots, log_capacity=64)
     for i in range(1024):
-        one = jax.tree_util.tree_map(lambda x: x[i], (balls, shots))
+        one = jax.tree_util.tree_map(lambda x, i=i: x[i], (balls, shots))
         final_1, log_1, summ_1 = simulate(table, one[0], one[1], log_capacity=64)
-        batched = jax.tree_util.tree_map(lambda x: x[i], (final_b, log_b, summ_b))
+        batched = jax.tree_util.tree_map(lambda x, i=i: x[i], (final_b, log_b, summ_b))
         assert digest(batched) == digest((final_1, log_1, summ_1)), f"shot {i} differs in the batch"
 
 
@@ -79,8 +79,8 @@ def test_full_rack_batch_equals_shots_alone():
     out_b = simulate_batch(table, balls, shots)
     assert not bool(jnp.any(out_b[1].truncated)), "every break ends under the event cap"
     for i in range(16):
-        one = jax.tree_util.tree_map(lambda x: x[i], (balls, shots))
-        assert digest(jax.tree_util.tree_map(lambda x: x[i], out_b)) == digest(simulate(table, *one))
+        one = jax.tree_util.tree_map(lambda x, i=i: x[i], (balls, shots))
+        assert digest(jax.tree_util.tree_map(lambda x, i=i: x[i], out_b)) == digest(simulate(table, *one))
 
 
 def test_lanes_that_refill_give_each_shot_its_own_bytes():
@@ -97,9 +97,9 @@ def test_lanes_that_refill_give_each_shot_its_own_bytes():
     # every lane-iteration serves at most one event of one shot
     assert sum(size * it for size, it in stages) >= counts.sum()
     for i in range(16):
-        one = jax.tree_util.tree_map(lambda x: x[i], (balls, shots))
+        one = jax.tree_util.tree_map(lambda x, i=i: x[i], (balls, shots))
         alone = simulate(table, *one)
-        assert digest(jax.tree_util.tree_map(lambda x: x[i], many)) == digest(alone), f"shot {i}"
+        assert digest(jax.tree_util.tree_map(lambda x, i=i: x[i], many)) == digest(alone), f"shot {i}"
     public = simulate_many(table, balls, shots, lanes=4, tail_lanes=1)
     assert digest(public) == digest(many)
 

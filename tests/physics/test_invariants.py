@@ -10,7 +10,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cuegym.physics import (
-    AIRBORNE,
     OFF_TABLE,
     POCKETED,
     at_rest,

@@ -3,10 +3,10 @@
 
 import numpy as np
 import pytest
+from physics_helpers import events, run
 
 from cuegym.physics import ROLLING, STATIONARY, get_spec
 from cuegym.physics import events as ev
-from physics_helpers import events, run
 
 G = 9.81
 

@@ -4,10 +4,10 @@ the jaw), while the same shot on line drops."""
 
 import numpy as np
 import pytest
+from physics_helpers import events, heading, run
 
 from cuegym.physics import POCKETED, POCKETS, TABLE_SPECS, get_spec, get_table
 from cuegym.physics import events as ev
-from physics_helpers import events, heading, run
 
 
 def straight_in(spec, pocket_id, distance=0.35, run_up=0.3, offset=0.0):

@@ -3,11 +3,11 @@ table, layout validity, jit and vmap."""
 
 import math
 
+import jax
 import numpy as np
 import pytest
 
 import cuegym.physics  # noqa: F401  (first: float64 and XLA flags)
-import jax
 from cuegym.physics import get_spec
 from cuegym.physics.tables import compile_table
 from cuegym.positions import check_layout

@@ -18,9 +18,8 @@ import pytest
 from cuegym.physics import OFF_TABLE, POCKETED, STATIONARY, at_rest, get_spec, get_table, make_shot, simulate
 from cuegym.physics import events as ev
 from cuegym.physics.racks import RUSSIAN_PYRAMID_ORDER, pyramid_rack
-from cuegym.positions import PositionError, load_position, load_shot
+from cuegym.positions import PositionError, load_position, load_shot, play
 from cuegym.rules import base, catalogue, moscow_pyramid, russian, russian_pyramid
-from cuegym.positions import play
 from cuegym.rules.base import IN_HAND_HOUSE, LAG, NORMAL, clause_ids, declare
 
 TABLE = "pyramid-12ft"

@@ -30,7 +30,8 @@ from cuegym.physics import (
     simulate_batch,
 )
 from cuegym.positions import GAMES
-from cuegym.rules import golf as gf, pool
+from cuegym.rules import golf as gf
+from cuegym.rules import pool
 from cuegym.rules.base import FRAME_OVER, IN_HAND_HOUSE, NORMAL, clause_ids
 from cuegym.rules.russian import contact_offset
 
@@ -280,7 +281,7 @@ def test_GF_03_one_numbered_ball_per_player_and_one_cue_ball():
 
 def test_GF_04_object_ball_on_the_rear_spot():
     xy, on = gf.initial_layout(SPEC, 3)
-    assert np.allclose(np.asarray(xy)[1], REAR) and REAR == SPEC.spots()["rear"]
+    assert np.allclose(np.asarray(xy)[1], REAR) and SPEC.spots()["rear"] == REAR
 
 
 def test_GF_08_cue_ball_on_the_centre_spot():

@@ -16,13 +16,29 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from test_rules_golf import (
+    CENTRE,
+    FRONT,
+    OFF,
+    REAR,
+    SPEC,
+    L,
+    R,
+    W,
+    cited,
+    final_balls,
+    judge,
+    judge_real,
+    layout,
+    real,
+    state_at,
+    summary,
+)
 
 from cuegym.physics import POCKETED, STATIONARY, get_spec, make_shot
-from cuegym.rules import catalogue, golf as gf, pool
+from cuegym.rules import catalogue, pool
+from cuegym.rules import golf as gf
 from cuegym.rules.base import IN_HAND_HOUSE, NORMAL
-from test_rules_golf import (
-    CENTRE, FRONT, OFF, R, REAR, SPEC, W, L, cited, final_balls, judge, judge_real, layout, real, state_at, summary,
-)
 
 N = gf.N_BALLS
 

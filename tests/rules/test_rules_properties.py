@@ -27,8 +27,8 @@ from cuegym.physics.balls import OFF_TABLE, POCKETED
 from cuegym.physics.summary import start_summary
 from cuegym.positions import check_layout
 from cuegym.rules import GAMES, declare
-from cuegym.rules.catalogue import code
 from cuegym.rules.base import FRAME_OVER, IN_HAND_HOUSE, IN_HAND_REAR, LAG, REMOVE_BALL
+from cuegym.rules.catalogue import code
 from cuegym.rules.russian_pyramid import VALUES
 
 SPEC = get_spec("pyramid-12ft")
@@ -41,7 +41,6 @@ def random_layout(rng, n_on):
     xy = np.zeros((N, 2))
     on = np.zeros(N, bool)
     placed = []
-    k = 0
     while len(placed) < n_on:
         p = rng.uniform([0.1, 0.1], [SPEC.width - 0.1, SPEC.length - 0.1])
         if all(np.hypot(*(p - q)) > 2 * R + 1e-3 for q in placed):
@@ -50,7 +49,6 @@ def random_layout(rng, n_on):
     for i, p in zip(idx, placed):
         xy[i] = p
         on[i] = True
-        k += 1
     return xy, on
 
 
@@ -191,7 +189,7 @@ def play_random_frame(game, seed, strokes=60):
 @pytest.mark.parametrize("seed", range(6))
 def test_russian_pyramid_points_follow_the_clauses(seed):
     offset = None
-    for before, ruling, after, (xy, on) in play_random_frame("russian-pyramid", seed):
+    for before, ruling, after, (_, on) in play_random_frame("russian-pyramid", seed):
         if offset is None:  # the frame starts with some balls already gone and 0:0
             offset = -int(VALUES[1:][~on[1:]].sum())
         new_on = np.asarray(ruling.on)
@@ -220,7 +218,7 @@ def test_russian_pyramid_points_follow_the_clauses(seed):
 
 
 def _conservation(game, seed):
-    for before, ruling, after, _ in play_random_frame(game, seed):
+    for _, ruling, after, _ in play_random_frame(game, seed):
         on = np.asarray(ruling.on)
         owner = np.asarray(after.owner)
         check_layout_ok(np.asarray(ruling.xy), on)

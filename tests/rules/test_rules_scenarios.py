@@ -28,8 +28,8 @@ FILES = sorted(ROOT.glob("*/*.json"))
 
 
 def run_scenario(data):
-    from cuegym.tools.cli import simulate_position
     from cuegym.positions import play
+    from cuegym.tools.cli import simulate_position
 
     position = load_position(data["position"])
     shot = load_shot(data["shot"], position)

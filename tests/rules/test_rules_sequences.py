@@ -7,9 +7,8 @@ Expected scores are worked out from the catalogue by hand in each test.
 
 import numpy as np
 
+from cuegym.positions import load_position, load_shot, play
 from cuegym.tools.cli import simulate_position
-from cuegym.positions import load_position, load_shot
-from cuegym.positions import play
 
 REAR_SPOT = [0.8875, 2.6625]
 REAR_MIDDLE = [0.8875, 3.55 - 0.03304542328371662]  # frozen to the rear cushion's middle

@@ -16,8 +16,7 @@ import numpy as np
 import pytest
 
 from cuegym.physics import get_spec
-from cuegym.positions import PositionError, load_position, load_shot
-from cuegym.positions import play, snooker_play
+from cuegym.positions import PositionError, load_position, load_shot, play, snooker_play
 from cuegym.rules import snooker as sn
 from cuegym.rules.base import clause_ids
 from cuegym.rules.snooker_respot import spots

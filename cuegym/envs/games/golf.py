@@ -274,5 +274,16 @@ def from_observation(env: F.FuncEnv, obs: dict) -> F.EnvState:
     game = jax.tree_util.tree_map(lambda b, v: jnp.asarray(v).astype(b.dtype), base.game, game)
     return base._replace(xy=balls[:, :2], on=on, game=game, last_xy=balls[:, :2], last_on=on)
 
-__all__ = ["from_observation", "init", "step", "observe", "legal_masks", "random_action", "ghost_action", "project_house", "house_grid",
-           "target_pockets", "ghost_spot"]
+__all__ = [
+    "from_observation",
+    "ghost_action",
+    "ghost_spot",
+    "house_grid",
+    "init",
+    "legal_masks",
+    "observe",
+    "project_house",
+    "random_action",
+    "step",
+    "target_pockets",
+]

@@ -340,5 +340,18 @@ def from_observation(env: F.FuncEnv, obs: dict) -> F.EnvState:
     game = jax.tree_util.tree_map(lambda b, v: jnp.asarray(v).astype(b.dtype), base.game, game)
     return base._replace(xy=balls[:, :2], on=on, game=game, last_xy=balls[:, :2], last_on=on)
 
-__all__ = ["from_observation", "init", "step", "observe", "legal_masks", "random_action", "ghost_action", "project_d", "d_grid",
-           "balls_on", "points_left", "ghost_spot", "in_hand_box"]
+__all__ = [
+    "balls_on",
+    "d_grid",
+    "from_observation",
+    "ghost_action",
+    "ghost_spot",
+    "in_hand_box",
+    "init",
+    "legal_masks",
+    "observe",
+    "points_left",
+    "project_d",
+    "random_action",
+    "step",
+]
