@@ -117,12 +117,11 @@ def check_functional(env_id: str, num_lanes: int = 64, max_steps: int = 8, seed:
     Checked after the reset and every step: the state's and the observation's fields keep
     their shapes and dtypes, every lane's observation is inside the env's Gymnasium space,
     the rewards are finite, and a lane with a decision due (neither terminated nor
-    truncated) has a non-empty ``legal_cue_ball`` or ``legal_choice``. An ended lane is held
-    (inactive: its state must not change), except one in phase ``frame_over``, which is
-    stepped and must step as a no-op (rewards 0, terminated; the core's notion of a finished
-    frame). PotShot-v0 ends in phase ``normal`` (its core never reaches ``frame_over``: a
-    Gymnasium shell resets it instead), so at the end every lane is put in ``frame_over``
-    and stepped once more, and the no-op is checked there for every task."""
+    truncated) has a non-empty ``legal_cue_ball`` or ``legal_choice``. A truncated lane is
+    held (inactive: its state must not change); a finished one (terminated, or in phase
+    ``frame_over``) is stepped and must step as a no-op (rewards 0, terminated). Frames
+    rarely finish within ``max_steps`` random decisions, so at the end every lane is put in
+    ``frame_over`` and stepped once more, and the no-op is checked there for every task."""
     func = F.FuncEnv(task=game(env_id).name)
     program, opts = F.batched(func), F.options(func)
     space = observation_space(func)
@@ -143,7 +142,7 @@ def check_functional(env_id: str, num_lanes: int = 64, max_steps: int = 8, seed:
     while steps < max_steps and not ended.all():
         steps += 1
         where = f"step {steps}"
-        over = np.asarray(state.game.phase) == FRAME_OVER
+        over = (np.asarray(state.game.phase) == FRAME_OVER) | np.asarray(state.terminated)
         active = ~ended | over
         nxt, obs, keys = program.step(state, action, keys, none, jnp.asarray(active), random, opts)
         nxt, obs = jax.device_get((nxt, obs))

@@ -84,7 +84,7 @@ def step(env: F.FuncEnv, state: F.EnvState, action, key, opts: F.Options) -> F.E
     xy, on = state.xy, state.on
     in_hand = (phase == IN_HAND_HOUSE) | (phase == IN_HAND_REAR)
     lag = phase == LAG
-    over = phase == FRAME_OVER
+    over = (phase == FRAME_OVER) | state.terminated  # one shot per episode: then it is over
     stroke = (phase == NORMAL) | in_hand | lag
     shot, clipped = F.sanitize_shot(jnp.asarray(action["shot"], jnp.float64))
     named = jnp.asarray(0, jnp.int32)
