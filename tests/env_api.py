@@ -16,6 +16,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import cuegym  # registers the ids
+from cuegym.tools.determinism_rollout import hash_obs, hash_outcome
 
 STEPS = 12
 # committed hashes of a seeded 200-step rollout per id; rewrite them (after a deliberate
@@ -103,15 +104,6 @@ def action(**fields):
     return a
 
 
-def _hash_obs(h, obs):
-    for v in obs.values():
-        h.update(np.asarray(v).tobytes())
-
-
-def _hash_outcome(h, r, term, trunc):
-    h.update(np.float64(r).tobytes() + bytes([bool(term), bool(trunc)]))
-
-
 def rollout_hash(env_id, seed, steps=STEPS):
     """SHA-256 of a seeded rollout with seeded random actions (observations, rewards, flags)."""
     env = make(env_id)
@@ -119,9 +111,9 @@ def rollout_hash(env_id, seed, steps=STEPS):
     h = hashlib.sha256()
     obs, _ = env.reset(seed=seed)
     for _ in range(steps):
-        _hash_obs(h, obs)
+        hash_obs(h, obs)
         obs, r, term, trunc, _ = env.step(env.action_space.sample())
-        _hash_outcome(h, r, term, trunc)
+        hash_outcome(h, r, term, trunc)
         if term or trunc:
             obs, _ = env.reset()
     return h.hexdigest()
@@ -148,11 +140,11 @@ def vector_rollout_hashes(env_id, seed, steps, num_envs):
         actions = []
         for i in range(num_envs):
             if acting[i]:
-                _hash_obs(hashes[i], {k: v[i] for k, v in obs.items()})
+                hash_obs(hashes[i], {k: v[i] for k, v in obs.items()})
             actions.append(action_spaces[i].sample() if acting[i] else idle)
         obs, r, term, trunc, _ = venv.step({k: np.stack([a[k] for a in actions]) for k in actions[0]})
         for i in np.flatnonzero(acting):
-            _hash_outcome(hashes[i], r[i], term[i], trunc[i])
+            hash_outcome(hashes[i], r[i], term[i], trunc[i])
         taken += acting
         resetting = acting & (term | trunc)
     venv.close()

@@ -92,7 +92,7 @@ def peak_rss_mb(children: bool = False) -> float:
     return kb / (1024.0 * 1024.0) if sys.platform == "darwin" else kb / 1024.0
 
 
-def _cache_dir_in_use():
+def cache_dir_in_use():
     """JAX's persistent compilation cache folder when it is on (compile times then may be
     cache loads), else None."""
     import jax
@@ -317,16 +317,16 @@ def run_lanes(table, balls, shots, lanes: int, max_events: int, log_capacity: in
     import jax
     import jax.numpy as jnp
 
-    from cuegym.physics.simulate import _simulate_lanes
+    from cuegym.physics.simulate import simulate_lanes
 
     kw = dict(max_events=max_events, log_capacity=log_capacity, throw=True)
     still = shots._replace(speed=jnp.zeros_like(shots.speed))
     t0 = time.perf_counter()
     # nothing moves: every stage's program (and the compaction's) compiles and runs no event
-    jax.block_until_ready(_simulate_lanes(table, balls, still, lanes, tail_lanes=tail_lanes, **kw))
+    jax.block_until_ready(simulate_lanes(table, balls, still, lanes, tail_lanes=tail_lanes, **kw))
     compile_s = time.perf_counter() - t0
     t0 = time.perf_counter()
-    (_, log, _), stages = _simulate_lanes(table, balls, shots, lanes, tail_lanes=tail_lanes, **kw)
+    (_, log, _), stages = simulate_lanes(table, balls, shots, lanes, tail_lanes=tail_lanes, **kw)
     counts = np.asarray(log.count)  # blocks
     total = time.perf_counter() - t0
     return {"compile_s": compile_s, "times": np.array([total]), "counts": counts,
@@ -434,7 +434,7 @@ def bench(table_name: str, rack: str = "full", batch: int = 64, shots: int = 256
             "log_capacity": log_capacity,
             "tail_lanes": tail_lanes if mode == "lanes" else None,
             "setup_s": setup_s,
-            "compilation_cache": _cache_dir_in_use(),
+            "compilation_cache": cache_dir_in_use(),
         },
         "batched": batched,
         "single": single_out,

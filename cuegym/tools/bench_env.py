@@ -333,7 +333,7 @@ def run(ids=IDS, sizes=None, quick: bool = False, steps: int | None = None, budg
         seed: int = 0, log=print) -> dict:
     """Every configuration of ``ids`` x (single, vector and functional at ``sizes``)."""
     from cuegym import ENV_TASKS
-    from cuegym.tools.bench import _cache_dir_in_use, machine_info, peak_rss_mb, timestamp
+    from cuegym.tools.bench import cache_dir_in_use, machine_info, peak_rss_mb, timestamp
 
     sizes = tuple(sizes or (QUICK_SIZES if quick else SIZES))
     for env_id in ids:
@@ -360,7 +360,7 @@ def run(ids=IDS, sizes=None, quick: bool = False, steps: int | None = None, budg
         "machine": machine_info(),
         "settings": {"ids": list(ids), "sizes": list(sizes), "quick": quick, "steps": steps, "budget_s": budget,
                      "seed": seed, "opponent": None, "pool": POOL, "target_outside_jit_frac": TARGET_OUTSIDE,
-                     "compilation_cache": _cache_dir_in_use()},
+                     "compilation_cache": cache_dir_in_use()},
         "runs": runs,
         "peak_rss_mb": peak_rss_mb(),
         "wall_s": time.perf_counter() - t_run,
