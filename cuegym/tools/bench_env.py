@@ -93,7 +93,7 @@ def _steps_for(size: int | None, quick: bool, steps: int | None, budget: float |
 def random_shots(rng: np.random.Generator, lead: tuple) -> np.ndarray:
     """Random shots lead + (5,): phi, speed [m/s], a, b [ball radii], theta [rad], the
     ranges of the physics benchmark (:mod:`cuegym.tools.bench`)."""
-    from cuegym.tools.bench import SPEED_RANGE, TIP_RANGE
+    from cuegym.tools.bench_shots import SPEED_RANGE, TIP_RANGE
 
     u = rng.uniform(size=lead + (4,))
     return np.stack([2 * math.pi * u[..., 0], SPEED_RANGE[0] + (SPEED_RANGE[1] - SPEED_RANGE[0]) * u[..., 1],
@@ -333,7 +333,7 @@ def run(ids=IDS, sizes=None, quick: bool = False, steps: int | None = None, budg
         seed: int = 0, log=print) -> dict:
     """Every configuration of ``ids`` x (single, vector and functional at ``sizes``)."""
     from cuegym import ENV_TASKS
-    from cuegym.tools.bench import cache_dir_in_use, machine_info, peak_rss_mb, timestamp
+    from cuegym.tools.bench_report import cache_dir_in_use, machine_info, peak_rss_mb, timestamp
 
     sizes = tuple(sizes or (QUICK_SIZES if quick else SIZES))
     for env_id in ids:
@@ -444,9 +444,9 @@ def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     if args.steps is not None and args.steps < 1:
         raise ValueError(f"--steps: at least 1, got {args.steps}")
-    from cuegym import physics  # noqa: F401  (first: XLA flags and float64 before JAX starts)
     import jax
 
+    from cuegym import physics  # noqa: F401  (first: XLA flags and float64 before JAX starts)
     from cuegym._cache import enable_compilation_cache
 
     if not args.no_cache and not jax.config.jax_compilation_cache_dir:
@@ -454,7 +454,7 @@ def main(argv=None) -> int:
 
     result = run(args.ids, args.sizes, args.quick, args.steps, args.budget, args.seed,
                  log=lambda msg: print(msg, file=sys.stderr, flush=True))
-    from cuegym.tools.bench import write_report
+    from cuegym.tools.bench_report import write_report
 
     write_report(result, markdown(result), args.out)
     return 0
