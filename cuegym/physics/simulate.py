@@ -204,6 +204,8 @@ def _apply_geometry(balls, i, geo: _Geo, table):
 
 
 def update_summary(s: ShotSummary, kind, i, other, t, balls) -> ShotSummary:
+    """The shot summary ``s`` after one event of ``kind`` (an ``events`` code) between
+    ``i`` and ``other`` at time ``t`` [s]; ``balls`` is the balls' state after it."""
     struck = s.struck
     first = (kind == ev.BALL) & (s.first_contact < 0) & ((i == struck) | (other == struck))
     first_ball = jnp.where(i == struck, other, i)
@@ -542,7 +544,7 @@ def lane_schedule(lanes: int, tail_lanes: int) -> list[int]:
 
 
 def simulate_lanes(table, balls: BallState, shots: Shot, lanes: int, max_events: int, log_capacity: int,
-                    throw: bool, tail_lanes: int = 16):
+                   throw: bool, tail_lanes: int = 16):
     """:func:`simulate_many` without the input check; returns (its result, [(lane count,
     loop iterations) per stage])."""
     n_shots = shots.phi.shape[0]

@@ -11,11 +11,12 @@ import io
 import json
 import os
 
+import env_api
 import numpy as np
 import pytest
 
-import env_api
 from cuegym.tools import cli
+from cuegym.tools import determinism as D
 from cuegym.tools import determinism_compare as C
 from cuegym.tools import determinism_golden as G
 from cuegym.tools import determinism_rollout as R
