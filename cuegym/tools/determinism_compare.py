@@ -13,6 +13,7 @@ from cuegym.tools.determinism_golden import Golden
 from cuegym.tools.determinism_rollout import OBS_PREFIX, OUTCOME_FIELDS, SHOT_NAMES, Rollout, Step
 
 
+@dataclasses.dataclass
 class Mismatch:
     """A check that failed for (``env_id``, ``seed``). ``check``: ``repeat``, ``vector``
     (``lane`` the sub-env) or ``golden``; ``expected``/``actual``: the hashes. ``step`` and
