@@ -27,6 +27,7 @@ import cuegym  # noqa: F401  (registers the ids)
 from cuegym.envs import functional as F
 from cuegym.envs.gym_env import observation_space
 from cuegym.envs.registry import game
+from cuegym.envs.rollout_hash import hash_obs, hash_outcome
 from cuegym.rules.base import FRAME_OVER
 
 MASK_KEYS = ("legal_ball", "legal_cue_ball", "legal_choice")
@@ -299,9 +300,8 @@ def play(env_id: str, seed: int, steps: int) -> list:
 
 
 def _hash_step(h, obs: dict, reward, terminated, truncated) -> None:
-    for v in obs.values():
-        h.update(np.asarray(v).tobytes())
-    h.update(np.float64(reward).tobytes() + bytes([bool(terminated), bool(truncated)]))
+    hash_obs(h, obs)
+    hash_outcome(h, reward, terminated, truncated)
 
 
 def hash_rollout(rollout: list) -> str:

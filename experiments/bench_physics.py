@@ -15,7 +15,7 @@ the JSON (and a ``.md`` beside it) and prints the markdown tables. The logic liv
 
 import sys
 
-from cuegym.tools.bench import suite_main
+from cuegym.tools.bench_suite import suite_main
 
 if __name__ == "__main__":
     sys.exit(suite_main())

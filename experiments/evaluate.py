@@ -413,13 +413,6 @@ def plot_frames(report, path) -> str | None:
     return path
 
 
-def _write_atomic(path, text: str):
-    tmp = f"{path}.tmp"
-    with open(tmp, "w") as f:
-        f.write(text)
-    os.replace(tmp, path)
-
-
 def run_frames(games, pairs, frames: int, seed: int = 0, noise: float = 1.0, max_shots: int = 200, knobs=None,
                out: str | None = None, command: str = "", log=print) -> dict:
     """Play ``frames`` seeded frames of every (game, pair) (:func:`play_frame`) and return
@@ -435,6 +428,7 @@ def run_frames(games, pairs, frames: int, seed: int = 0, noise: float = 1.0, max
     import jax
 
     import cuegym  # noqa: F401
+    from cuegym._io import write_atomic
     from cuegym.agents import AGENTS
 
     knobs = dict(knobs or {})
@@ -453,8 +447,8 @@ def run_frames(games, pairs, frames: int, seed: int = 0, noise: float = 1.0, max
         report.update(rows=rows, frames=[r for recs in records_by_block for r in recs],
                       timestamp=datetime.now(timezone.utc).isoformat(timespec="seconds"), wall_s=time.time() - t0)
         if out:
-            _write_atomic(os.path.join(out, "agents_frames.json"), json.dumps(report, indent=1))
-            _write_atomic(os.path.join(out, "agents_frames.md"), frames_markdown(report))
+            write_atomic(os.path.join(out, "agents_frames.json"), json.dumps(report, indent=1))
+            write_atomic(os.path.join(out, "agents_frames.md"), frames_markdown(report))
             if final and rows:
                 report["plot"] = plot_frames(report, os.path.join(out, "agents_frames.png"))
 

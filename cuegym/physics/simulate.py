@@ -203,7 +203,9 @@ def _apply_geometry(balls, i, geo: _Geo, table):
     return jax.tree_util.tree_map(pick, hit, pocketed, gone)
 
 
-def _update_summary(s: ShotSummary, kind, i, other, t, balls) -> ShotSummary:
+def update_summary(s: ShotSummary, kind, i, other, t, balls) -> ShotSummary:
+    """The shot summary ``s`` after one event of ``kind`` (an ``events`` code) between
+    ``i`` and ``other`` at time ``t`` [s]; ``balls`` is the balls' state after it."""
     struck = s.struck
     first = (kind == ev.BALL) & (s.first_contact < 0) & ((i == struck) | (other == struck))
     first_ball = jnp.where(i == struck, other, i)
@@ -352,7 +354,7 @@ def _advance(table, s: _Loop, throw: bool):
 
     log = ev.record(s.log, kind, t_next, i, other, b)
     before = summ
-    summ = _update_summary(summ, kind, i, other, t_next, b)
+    summ = update_summary(summ, kind, i, other, t_next, b)
     zone = _watch_zone(zone, before, summ, kind, i, other, b, table.radius)
     return _Loop(t_next, b, s.pair_t, geo, log, summ, zone, s.n + 1), i, j
 
@@ -541,8 +543,8 @@ def lane_schedule(lanes: int, tail_lanes: int) -> list[int]:
     return sizes
 
 
-def _simulate_lanes(table, balls: BallState, shots: Shot, lanes: int, max_events: int, log_capacity: int,
-                    throw: bool, tail_lanes: int = 16):
+def simulate_lanes(table, balls: BallState, shots: Shot, lanes: int, max_events: int, log_capacity: int,
+                   throw: bool, tail_lanes: int = 16):
     """:func:`simulate_many` without the input check; returns (its result, [(lane count,
     loop iterations) per stage])."""
     n_shots = shots.phi.shape[0]
@@ -603,4 +605,4 @@ def simulate_many(table, balls: BallState, shots: Shot, lanes: int = 256, max_ev
         bad = int(np.flatnonzero(~still)[0])
         raise ValueError(f"balls: layout {bad} has a moving or airborne ball; simulate_many takes layouts at rest "
                          "(use simulate_batch for balls in motion)")
-    return _simulate_lanes(table, balls, shots, lanes, max_events, log_capacity, throw, tail_lanes)[0]
+    return simulate_lanes(table, balls, shots, lanes, max_events, log_capacity, throw, tail_lanes)[0]

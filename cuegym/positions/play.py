@@ -23,7 +23,7 @@ import numpy as np
 
 from cuegym.physics import CUSHIONS, POCKETS, at_rest, get_spec
 from cuegym.physics import events as ev
-from cuegym.physics.simulate import _update_summary
+from cuegym.physics.simulate import update_summary
 from cuegym.physics.summary import start_summary
 from cuegym.positions import PositionError, Position, rounded
 from cuegym.rules import GAMES
@@ -226,7 +226,7 @@ def summary_from_events(position: Position, prepared: Prepared, phi: float, even
         if kind == "off_table":
             state[i] = 6
         b = balls._replace(state=jnp.asarray(state))
-        summ = _update_summary(summ, jnp.asarray(code), jnp.asarray(i), jnp.asarray(other), jnp.asarray(t), b)
+        summ = update_summary(summ, jnp.asarray(code), jnp.asarray(i), jnp.asarray(other), jnp.asarray(t), b)
     for ball, p in (final or {}).items():
         xy[ids.index(ball)] = p
     r = np.zeros((n, 3))

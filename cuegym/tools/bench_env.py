@@ -60,7 +60,7 @@ def _steps_for(size: int | None, quick: bool, steps: int | None, budget: float |
 def random_shots(rng: np.random.Generator, lead: tuple) -> np.ndarray:
     """Random shots lead + (5,): phi, speed [m/s], a, b [ball radii], theta [rad], the
     ranges of the physics benchmark (:mod:`cuegym.tools.bench`)."""
-    from cuegym.tools.bench import SPEED_RANGE, TIP_RANGE
+    from cuegym.tools.bench_shots import SPEED_RANGE, TIP_RANGE
 
     u = rng.uniform(size=lead + (4,))
     return np.stack([2 * math.pi * u[..., 0], SPEED_RANGE[0] + (SPEED_RANGE[1] - SPEED_RANGE[0]) * u[..., 1],
@@ -300,7 +300,7 @@ def run(ids=IDS, sizes=None, quick: bool = False, steps: int | None = None, budg
         seed: int = 0, log=print) -> dict:
     """Every configuration of ``ids`` x (single, vector and functional at ``sizes``)."""
     from cuegym import ENV_TASKS
-    from cuegym.tools.bench import _cache_dir_in_use, machine_info, peak_rss_mb, timestamp
+    from cuegym.tools.bench_report import cache_dir_in_use, machine_info, peak_rss_mb, timestamp
 
     sizes = tuple(sizes or (QUICK_SIZES if quick else SIZES))
     for env_id in ids:
@@ -327,7 +327,7 @@ def run(ids=IDS, sizes=None, quick: bool = False, steps: int | None = None, budg
         "machine": machine_info(),
         "settings": {"ids": list(ids), "sizes": list(sizes), "quick": quick, "steps": steps, "budget_s": budget,
                      "seed": seed, "opponent": None, "pool": POOL, "target_outside_jit_frac": TARGET_OUTSIDE,
-                     "compilation_cache": _cache_dir_in_use()},
+                     "compilation_cache": cache_dir_in_use()},
         "runs": runs,
         "peak_rss_mb": peak_rss_mb(),
         "wall_s": time.perf_counter() - t_run,
@@ -441,7 +441,7 @@ def main(argv=None) -> int:
 
     result = run(args.ids, args.sizes, args.quick, args.steps, args.budget, args.seed,
                  log=lambda msg: print(msg, file=sys.stderr, flush=True))
-    from cuegym.tools.bench import write_report
+    from cuegym.tools.bench_report import write_report
 
     write_report(result, markdown(result), args.out)
     return 0

@@ -17,7 +17,8 @@ from __future__ import annotations
 import math
 import os
 import sys
-import tempfile
+
+from cuegym._io import write_atomic
 
 SCHEMA = "cuegym.suggest/1"
 """The ``schema`` of ``--json`` output; bumped when a field changes meaning or goes away."""
@@ -201,22 +202,6 @@ def check_output(path: str) -> str:
     return FORMATS[ext]
 
 
-def write_atomically(path: str, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file in the same folder renamed over
-    it, so a reader never sees half a file and a failure leaves none."""
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".suggest-", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
 def picture(position, suggestions, fmt: str, width: int = PICTURE_WIDTH) -> bytes:
     """The ``-o`` file's bytes in ``fmt`` (svg, png, html)."""
     from cuegym.tools import coach_picture as P
@@ -294,7 +279,7 @@ def run(args) -> int:
     meta = {"noise": opts["noise"], "seed": opts["seed"], "budget": budget}
     if opts["format"]:
         try:
-            write_atomically(args.output, picture(position, suggestions, opts["format"]))
+            write_atomic(args.output, picture(position, suggestions, opts["format"]))
         except OSError as e:
             print(f"error: -o: cannot write {args.output!r} ({e.strerror or e})", file=sys.stderr)
             return 2

@@ -21,7 +21,7 @@ from cuegym.physics import (
     simulate_many,
 )
 from cuegym.physics.racks import pyramid_rack, random_positions
-from cuegym.physics.simulate import DEFAULT_LOG_CAPACITY, DEFAULT_MAX_EVENTS, _simulate_lanes
+from cuegym.physics.simulate import DEFAULT_LOG_CAPACITY, DEFAULT_MAX_EVENTS, simulate_lanes
 
 
 def seeded_batch(seed, batch, n_balls, table_name="pyramid-12ft"):
@@ -89,7 +89,7 @@ def test_lanes_that_refill_give_each_shot_its_own_bytes():
     one lane; every result is the bytes of the shot run alone."""
     table = get_table("pyramid-12ft")
     balls, shots = full_rack_breaks()
-    many, stages = _simulate_lanes(table, balls, shots, lanes=4, max_events=DEFAULT_MAX_EVENTS,
+    many, stages = simulate_lanes(table, balls, shots, lanes=4, max_events=DEFAULT_MAX_EVENTS,
                                    log_capacity=DEFAULT_LOG_CAPACITY, throw=True, tail_lanes=1)
     counts = np.asarray(many[1].count)
     assert counts.max() > 2 * counts.min()  # lanes really finish at different times

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from cuegym.tools import bench
+from cuegym.tools import bench, bench_shots
 
 
 def _run(capsys, *extra):
@@ -54,12 +54,12 @@ def test_layouts_and_breaks():
 
     for name, n in (("pyramid-12ft", 16), ("snooker-12ft", 22)):
         spec = get_spec(name)
-        balls = bench.make_layouts(spec, "full", 3, seed=1)
+        balls = bench_shots.make_layouts(spec, "full", 3, seed=1)
         assert balls.r.shape == (3, n, 3)
         assert (balls.r[:, 0, 1] < spec.head_line).all()  # cue ball in the house / D
-        rnd = bench.make_layouts(spec, "random", 2, seed=1)
+        rnd = bench_shots.make_layouts(spec, "random", 2, seed=1)
         assert rnd.r.shape == (2, n, 3)
-        xy, shot = bench.break_layout(spec)
-        assert xy.shape == (n, 2) and float(shot.speed) == bench.BREAK_SPEED
+        xy, shot = bench_shots.break_layout(spec)
+        assert xy.shape == (n, 2) and float(shot.speed) == bench_shots.BREAK_SPEED
     # prefix-stable: the first shots do not depend on how many are drawn
-    assert float(bench.random_shots(3).phi[1]) == float(bench.random_shots(10).phi[1])
+    assert float(bench_shots.random_shots(3).phi[1]) == float(bench_shots.random_shots(10).phi[1])

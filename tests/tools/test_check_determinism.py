@@ -11,12 +11,15 @@ import io
 import json
 import os
 
+import env_api
 import numpy as np
 import pytest
 
-import env_api
 from cuegym.tools import cli
 from cuegym.tools import determinism as D
+from cuegym.tools import determinism_compare as C
+from cuegym.tools import determinism_golden as G
+from cuegym.tools import determinism_rollout as R
 
 IDS = ("cuegym/PotShot-v0", "cuegym/Lag-v0")
 SEEDS = (0, 1)
@@ -123,26 +126,26 @@ def test_a_tampered_step_names_the_first_divergent_step_and_field(written, tmp_p
     # the event of that step, from both sides: the stored row and the step as played now
     assert m["expected_event"]["clauses"] == rows[step][fields.index("clauses")]
     assert m["actual_event"]["reward"] == rows[step][fields.index("reward")]
-    assert set(m["actual_event"]["shot"]) == set(D.SHOT_NAMES)
+    assert set(m["actual_event"]["shot"]) == set(R.SHOT_NAMES)
     code, out, _ = main("--golden", str(tampered(tmp_path, data)), *one)
     assert code == 1 and f"first divergent step: {step} (0-based action), field {field}" in out
 
 
 def test_an_observation_divergence_shows_both_values_and_the_event():
     """compare_rollouts (the repeat and vector checks): one entry of one observation changed."""
-    a = D.record_rollout("cuegym/PotShot-v0", 5, 6)
+    a = R.record_rollout("cuegym/PotShot-v0", 5, 6)
     b = copy.deepcopy(a)
     b.steps[4].obs["balls"][1, 0] += 0.25
-    m = D.compare_rollouts("repeat", a, b)
+    m = C.compare_rollouts("repeat", a, b)
     assert (m.step, m.field) == (4, "obs.balls")
     x = float(a.steps[4].obs["balls"][1, 0])
     assert m.expected_value == {"(1, 0)": pytest.approx(x)} and m.actual_value == {"(1, 0)": pytest.approx(x + 0.25)}
     assert m.expected_event["clauses"] == list(a.steps[4].clauses)
-    assert D.compare_rollouts("repeat", a, copy.deepcopy(a)) is None
+    assert C.compare_rollouts("repeat", a, copy.deepcopy(a)) is None
 
 
 def test_a_vector_mismatch_exits_1_and_the_golden_file_is_not_written(monkeypatch, tmp_path):
-    real = D.record_vector_rollouts
+    real = R.record_vector_rollouts
 
     def drifting(env_id, seed, steps, num_envs):
         lanes = real(env_id, seed, steps, num_envs)
@@ -213,9 +216,9 @@ def test_a_failed_write_leaves_no_file(monkeypatch, tmp_path):
         raise OSError(28, "No space left on device")
 
     (tmp_path / "g.json").write_text("old")
-    monkeypatch.setattr(D.os, "replace", refuse)
-    with pytest.raises(D.InputError, match="--write-golden .*g.json: cannot write .No space left on device"):
-        D.write_atomically(str(tmp_path / "g.json"), "new", "--write-golden")
+    monkeypatch.setattr(os, "replace", refuse)
+    with pytest.raises(G.InputError, match="--write-golden .*g.json: cannot write .No space left on device"):
+        G.write_atomically(str(tmp_path / "g.json"), "new", "--write-golden")
     monkeypatch.undo()
     assert os.listdir(tmp_path) == ["g.json"] and (tmp_path / "g.json").read_text() == "old"
 
