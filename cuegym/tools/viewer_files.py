@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
+
+from cuegym._io import write_atomic  # noqa: F401  (the viewer's writer: one atomic-write helper)
 
 
 def check_output(path, field: str) -> str:
@@ -22,24 +23,6 @@ def check_output(path, field: str) -> str:
     if os.path.isdir(path):
         raise ValueError(f"{field}: {path!r} is a folder, not a file")
     return path
-
-
-def write_atomic(path: str, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file in the same folder, renamed into
-    place, so that a failure leaves no partial file."""
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".cuegym-", suffix=".tmp", dir=folder)
-    try:
-        mask = os.umask(0)
-        os.umask(mask)
-        os.chmod(tmp, 0o666 & ~mask)  # mkstemp makes the file private; a page is for reading
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 def dumps(doc: dict) -> str:
