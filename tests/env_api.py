@@ -69,7 +69,7 @@ def load(env, xy, on, **game):
 
     from cuegym.envs.record import numpy_obs
 
-    t = env.unwrapped._tables
+    t = env.unwrapped.tables
     s = t.state
     g = s.game._replace(**{k: jnp.asarray(v, getattr(s.game, k).dtype)[None] for k, v in game.items()})
     t.state = s._replace(xy=jnp.asarray(xy, jnp.float64)[None], on=jnp.asarray(on, bool)[None], game=g,

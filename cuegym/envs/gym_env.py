@@ -61,14 +61,14 @@ class CueEnv(gym.Env):
         self.action_space = action_space(self.func)
         self.observation_space = observation_space(self.func)
         self.render_mode = render_mode
-        self._tables = HostTables(self.func, 1, opponent, single=True)
+        self.tables = HostTables(self.func, 1, opponent, single=True)
         self._decode = RowDecoder(self.observation_space)
         self._viewer = None
         self._picture = (None, None)  # (state drawn, image): render() twice draws once
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
-        t = self._tables
+        t = self.tables
         if seed is not None or t.rows is None:
             t.seed(seed if seed is not None else int(self.np_random.integers(0, 2**31 - 1)))
         count = t.reset()
@@ -81,7 +81,7 @@ class CueEnv(gym.Env):
         return obs, info
 
     def step(self, action):
-        t = self._tables
+        t = self.tables
         if not t.dealt:
             raise RuntimeError("call reset() before step()")
         total, _, count = t.step(*deferred_agent_command(action, self.func.n_balls))
@@ -104,7 +104,7 @@ class CueEnv(gym.Env):
         if self.render_mode is None:
             gym.logger.warn("render() without a render_mode: make the env with render_mode='rgb_array' or 'human'")
             return None
-        state = self._tables.state
+        state = self.tables.state
         if state is None:
             raise RuntimeError("call reset() before render()")
         if self._picture[0] is not state:
@@ -157,11 +157,11 @@ class CueVectorEnv(gym.vector.VectorEnv):
         self.action_space = gym.vector.utils.batch_space(self.single_action_space, num_envs)
         self.observation_space = gym.vector.utils.batch_space(self.single_observation_space, num_envs)
         self.render_mode = render_mode
-        self._tables = HostTables(self.func, num_envs, opponent, single=False)
+        self.tables = HostTables(self.func, num_envs, opponent, single=False)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
-        t = self._tables
+        t = self.tables
         if seed is not None or t.rows is None:
             t.seed(seed if seed is not None else int(self.np_random.integers(0, 2**31 - 1)))
         count = t.reset()
@@ -170,7 +170,7 @@ class CueVectorEnv(gym.vector.VectorEnv):
         return numpy_obs(t.obs, self.single_observation_space), {"opponent_strokes": count}
 
     def step(self, actions):
-        t = self._tables
+        t = self.tables
         command = pack_action(actions, self.num_envs, self.func.n_balls, COMMAND_WIDTH)
         was_done = t.done
         command[:, DONE], command[:, ACTIVE], command[:, OPPONENT] = was_done, 1.0, 0.0

@@ -19,7 +19,6 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from cuegym.physics.vec import dot, norm, pick_lanes
 from cuegym.physics import events as ev
 from cuegym.physics.balls import AIRBORNE, OFF_TABLE, POCKETED, STATIONARY, BallState
 from cuegym.physics.collisions import HOP_SPEED, ball_ball, cushion, nose_contact_angle
@@ -27,6 +26,7 @@ from cuegym.physics.motion import apply_transition, evolve, linear_acceleration,
 from cuegym.physics.roots import first_descending_root_quadratic, first_descending_root_quartic
 from cuegym.physics.strike import Shot, strike
 from cuegym.physics.summary import ShotSummary, in_penalty_zone, start_summary, sweep_lines
+from cuegym.physics.vec import dot, norm, pick_lanes
 
 INF = jnp.inf
 DEFAULT_MAX_EVENTS = 1500

@@ -14,8 +14,8 @@ from typing import NamedTuple
 
 import jax.numpy as jnp
 
-from cuegym.physics.vec import dot
 from cuegym.physics.balls import POCKETED
+from cuegym.physics.vec import dot
 
 
 class ShotSummary(NamedTuple):

@@ -323,7 +323,7 @@ def respot_long_string(spec, xy, on, place, cue: int = 0):
 
     ``xy`` (N, 2) [m], ``on`` (N,) bool, ``place`` (N,) bool; ``cue`` the cue ball index.
     """
-    g = respot._geometry(spec)
+    g = respot.geometry(spec)
     xy = jnp.asarray(xy, jnp.float64)
     on = jnp.asarray(on, bool)
     place = jnp.asarray(place, bool)
@@ -338,7 +338,7 @@ def respot_long_string(spec, xy, on, place, cue: int = 0):
             i = order[k]
             dist = jnp.where(placed, 2 * g.radius, base)
             start = jnp.where(started, y_last, g.spot_y)
-            y = respot._slide(start, sign, g.mid_x, 1, pos, obstacle | placed, dist, n + 1)
+            y = respot.slide(start, sign, g.mid_x, 1, pos, obstacle | placed, dist, n + 1)
             do = place[i]
             out = (y > g.y_max) | (y < g.y_min)
             y = jnp.clip(y, g.y_min, g.y_max)

@@ -62,7 +62,7 @@ class _Geometry(NamedTuple):
     x_hi: float
 
 
-def _free_range(lo, hi, fixed, along, jaw_c, jaw_r, off):
+def free_range(lo, hi, fixed, along, jaw_c, jaw_r, off):
     """Shrink [lo, hi] on the line {coordinate (1 - along) = fixed} so that a ball centre in
     it does not overlap any jaw circle (centre distance >= jaw radius + off). Jaws only sit
     at the ends of a cushion, so the free set is one interval; a jaw cutting it in the
@@ -91,7 +91,7 @@ def _free_range(lo, hi, fixed, along, jaw_c, jaw_r, off):
 
 
 @functools.lru_cache(maxsize=None)
-def _geometry(spec: TableSpec) -> _Geometry:
+def geometry(spec: TableSpec) -> _Geometry:
     """The table's re-spot figures as Python floats (cached per spec)."""
     # compile_table is itself cached: make sure its arrays are concrete even when this is
     # first reached while a caller is being traced by jax.jit.
@@ -102,9 +102,9 @@ def _geometry(spec: TableSpec) -> _Geometry:
         jaw_r = np.asarray(table.jaw_r, dtype=np.float64)
     w, length = spec.width, spec.length
     spot_x, spot_y = spec.spots()["rear"]
-    y_min, y_max = _free_range(off, length - off, spot_x, 1, jaw_c, jaw_r, off)
+    y_min, y_max = free_range(off, length - off, spot_x, 1, jaw_c, jaw_r, off)
     rear_y = length - off
-    x_lo, x_hi = _free_range(off, w - off, rear_y, 0, jaw_c, jaw_r, off)
+    x_lo, x_hi = free_range(off, w - off, rear_y, 0, jaw_c, jaw_r, off)
     return _Geometry(spec.ball_radius, off, spot_x, spot_y, y_min, y_max, rear_y, x_lo, x_hi)
 
 
@@ -115,7 +115,7 @@ def _clearance(group, radius):
     return jnp.where(group, 2.0 * radius, 2.0 * radius + GAP)
 
 
-def _slide(c0, sign, fixed, along, pos, active, dist, n_iter):
+def slide(c0, sign, fixed, along, pos, active, dist, n_iter):
     """Nearest position at or after ``c0`` in direction ``sign`` (+1 / -1) on a line that
     keeps the required distances.
 
@@ -152,10 +152,10 @@ def _string_step(g: _Geometry, xy, active, dist, started, y_last, sign):
     n_iter = xy.shape[0] + 1
     start = jnp.where(started, y_last, g.spot_y)  # the previous ball blocks: touch it
     sign = jnp.where(started, sign, 1.0)
-    y_fwd = _slide(start, sign, g.mid_x, 1, xy, active, dist, n_iter)
+    y_fwd = slide(start, sign, g.mid_x, 1, xy, active, dist, n_iter)
     # AMB-24(c): no room up to the rear cushion -> in front of the spot, toward the head
     over = (sign > 0) & (y_fwd > g.y_max)
-    y_back = _slide(g.spot_y, -1.0, g.mid_x, 1, xy, active, dist, n_iter)
+    y_back = slide(g.spot_y, -1.0, g.mid_x, 1, xy, active, dist, n_iter)
     y = jnp.where(over, y_back, y_fwd)
     # The string holds ~(L - 2 off) / 2R balls (51 on a 12-ft table) and an obstacle blocks
     # at most 2 (2R + 1 mm) of it, so with 16 balls this clip never binds. If it ever
@@ -222,7 +222,7 @@ def long_string_respot(spec: TableSpec, xy, on, place):
       unchanged. The string holds ~51 balls on a 12-ft table, so it never runs out in play;
       if it did (full both ways) the ball would be left at the end of the bed, overlapping.
     """
-    g = _geometry(spec)
+    g = geometry(spec)
     xy, on, place = _prepare(xy, on, place)
     obstacle = on & ~place
 
@@ -280,7 +280,7 @@ def rear_cushion_respot(spec: TableSpec, xy, on, place, order=None):
       ``(xy_new (N, 2) float64 [m], on_new (N,) bool)``; placed balls are on, others
       unchanged.
     """
-    g = _geometry(spec)
+    g = geometry(spec)
     xy, on, place = _prepare(xy, on, place)
     n = xy.shape[0]
     seq, valid = _sequence(order, place)
@@ -291,8 +291,8 @@ def rear_cushion_respot(spec: TableSpec, xy, on, place, order=None):
         xy, on, placed, started, y_last, sign = carry
         i, do = seq[k], valid[k]
         active = obstacle | placed
-        x_r = _slide(g.mid_x, 1.0, g.rear_y, 0, xy, active, touch, n + 1)
-        x_l = _slide(g.mid_x, -1.0, g.rear_y, 0, xy, active, touch, n + 1)
+        x_r = slide(g.mid_x, 1.0, g.rear_y, 0, xy, active, touch, n + 1)
+        x_l = slide(g.mid_x, -1.0, g.rear_y, 0, xy, active, touch, n + 1)
         ok_r = x_r <= g.x_hi
         ok_l = x_l >= g.x_lo
         right = ok_r & (~ok_l | ((x_r - g.mid_x) <= (g.mid_x - x_l) + _TIE))
@@ -383,7 +383,7 @@ def rerack(spec: TableSpec, xy, on, keep, order=None):
       unchanged. With N balls the rack is about sqrt(2N) rows deep (6 rows, 0.3 m for 16
       balls), well inside the table.
     """
-    g = _geometry(spec)
+    g = geometry(spec)
     xy, on, keep = _prepare(xy, on, keep)
     n = xy.shape[0]
     seq, valid = _sequence(order, keep)

@@ -257,7 +257,7 @@ def legal_nominations(state: SnookerState, on):
     ids = jnp.arange(N_BALLS)
     on = jnp.asarray(on, bool)
     colours = on & (ids >= FIRST_COLOUR)
-    ball_on = _on_set(state.ball_on, on, ids, jnp.asarray(-1))
+    ball_on = on_set(state.ball_on, on, ids, jnp.asarray(-1))
     free = state.free_ball & on & (ids != CUE) & ~ball_on
     return jnp.where(state.ball_on == COLOUR_ON, colours, free)
 
@@ -267,7 +267,7 @@ def legal_choices(state: SnookerState):
     return ((state.choices >> jnp.arange(5)) & 1).astype(bool) & (state.phase == FOUL_CHOICE)
 
 
-def _on_set(mode, on, ids, nominated):
+def on_set(mode, on, ids, nominated):
     """(N,) bool: the balls on for ``mode`` among balls ``on`` (the nominated colour for
     COLOUR_ON)."""
     red = (mode == RED_ON) & (ids >= 1) & (ids < FIRST_COLOUR)
@@ -327,7 +327,7 @@ def judge(spec, state: SnookerState, decl, summ, start_xy, start_on, final, vari
     nbc = jnp.clip(nb, 0, n - 1)
     nb_ok = (nb >= 1) & (nb < n) & start_on[nbc]
     nominated = (ids == nb) & nb_ok
-    ball_on = _on_set(mode, start_on, ids, jnp.where(nb_ok, nb, -1))
+    ball_on = on_set(mode, start_on, ids, jnp.where(nb_ok, nb, -1))
     # SN-61 with AMB-37(b): with a free ball announced, a nominated ball that is not on is the
     # free ball; nominating a ball on just plays it.
     free = state.free_ball & nb_ok & ~ball_on[nbc] & ~on_any & extras
@@ -437,7 +437,7 @@ def judge(spec, state: SnookerState, decl, summ, start_xy, start_on, final, vari
     reds_now = jnp.any(on & is_red)
     lowest = _lowest_colour(on, ids)
     pass_mode = jnp.where(reds_now, RED_ON, lowest).astype(jnp.int32)
-    targets = _on_set(pass_mode, on, ids, jnp.asarray(-1))
+    targets = on_set(pass_mode, on, ids, jnp.asarray(-1))
     cue_gone = ~on[CUE]
     if extras:
         # one sight computation for both questions (compiled once): from the end of the stroke

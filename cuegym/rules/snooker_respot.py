@@ -1,7 +1,7 @@
 """Re-spotting colours in snooker (SN-38..42, AS-33..36, catalogue reading AMB-41), pure JAX.
 
 Extends the shared :mod:`cuegym.rules.respot` (same frame, same clearances, its line search
-``_slide``): a colour goes back on its own spot (SN-39); if that is occupied, on the free spot
+``slide``): a colour goes back on its own spot (SN-39); if that is occupied, on the free spot
 of the highest-valued colour (SN-40); if every spot is occupied, as close as possible to its
 own spot on the top-cushion side, searching along the line through its spot parallel to the
 long string, and toward the baulk cushion if the top side has no room (SN-41, AMB-41(c)).
@@ -45,7 +45,7 @@ def _lines(spec):
         off = float(table.contact_offset)
         jaw_c = np.asarray(table.jaw_c, np.float64)
         jaw_r = np.asarray(table.jaw_r, np.float64)
-    return tuple(respot._free_range(off, spec.length - off, x, 1, jaw_c, jaw_r, off) for x, _ in spots(spec))
+    return tuple(respot.free_range(off, spec.length - off, x, 1, jaw_c, jaw_r, off) for x, _ in spots(spec))
 
 
 def respot_colours(spec, xy, on, place, higher_only: bool = False):
@@ -81,8 +81,8 @@ def respot_colours(spec, xy, on, place, higher_only: bool = False):
         x, y0 = float(spots(spec)[k, 0]), float(spots(spec)[k, 1])
         y_min, y_max = lines[k]
         dist = jnp.full((n,), clear)
-        y_up = respot._slide(y0, 1.0, x, 1, xy, on, dist, n + 1)  # SN-41: top-cushion side
-        y_down = respot._slide(y0, -1.0, x, 1, xy, on, dist, n + 1)
+        y_up = respot.slide(y0, 1.0, x, 1, xy, on, dist, n + 1)  # SN-41: top-cushion side
+        y_down = respot.slide(y0, -1.0, x, 1, xy, on, dist, n + 1)
         y = jnp.clip(jnp.where(y_up <= y_max, y_up, y_down), y_min, y_max)
         near = jnp.stack([jnp.float64(x), y])
         own = ~occupied[k]

@@ -133,7 +133,7 @@ class _TimedProgram:
 
 def _instrument(env) -> _TimedProgram:
     """Time the compiled calls of ``env`` (a cuegym env, wrapped or not); timing is on."""
-    return _TimedProgram(env.unwrapped._tables)
+    return _TimedProgram(env.unwrapped.tables)
 
 
 def _loop(max_calls: int, budget_s: float, body) -> int:

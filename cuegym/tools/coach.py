@@ -64,8 +64,8 @@ def suggest(position, top: int = 3, noise: float = 1.0, seed: int = 0, budget: d
     when the search found fewer distinct strokes (at most ``candidates``). Raises
     :class:`cuegym.positions.PositionError` for a position it cannot play (field named) and
     ValueError for a bad argument."""
-    from cuegym.tools.coach_search import rank
     from cuegym.positions import Position, load_position
+    from cuegym.tools.coach_search import rank
 
     top, noise, seed = _check_top(top), _check_noise(noise), _check_seed(seed)
     if not isinstance(position, Position):
@@ -88,8 +88,8 @@ def _round(x, digits: int = 6):
 
 def report(position, suggestions, *, noise: float, seed: int, budget: dict) -> dict:
     """The ``--json`` object (docs/coach.md, schema :data:`SCHEMA`)."""
-    from cuegym.tools import coach_words as W
     from cuegym.physics import get_spec
+    from cuegym.tools import coach_words as W
 
     soft, firm = W.pace_bands(get_spec(position.table))
     state = position.state or {}

@@ -89,7 +89,7 @@ def _played(env, lane: int) -> tuple:
 
     from cuegym.rules.base import clause_ids
 
-    tables = getattr(env.unwrapped, "_tables", None)
+    tables = getattr(env.unwrapped, "tables", None)
     if tables is None or getattr(tables, "agent_clauses", None) is None:
         return None, None
     clauses, shot = jax.device_get((tables.agent_clauses, tables.state.last_shot))

@@ -111,9 +111,9 @@ def play_frames(game: str, agents=("ghost", "random"), *, seed: int = 0, frames:
             mover = int(obs["to_play"])
             key, sub = jax.random.split(key)
             action = players[mover].act(obs, sub)
-            pre_xy, pre_on = (np.asarray(x[0]) for x in jax.device_get((base._tables.state.xy, base._tables.state.on)))
+            pre_xy, pre_on = (np.asarray(x[0]) for x in jax.device_get((base.tables.state.xy, base.tables.state.on)))
             obs, _, terminated, truncated, info = env.step(action)
-            st = jax.device_get(base._tables.state)  # the decision just played (CueEnv keeps a batch of one)
+            st = jax.device_get(base.tables.state)  # the decision just played (CueEnv keeps a batch of one)
             last_xy, last_on, last_shot = (np.asarray(x[0]) for x in (st.last_xy, st.last_on, st.last_shot))
             after = [int(s) for s in info["scores"]]
             notes = []

@@ -128,7 +128,7 @@ def test_AM_12_builtin_ghost_safety_is_ruled_legal():
 
     env = gym.make(ENV_ID, noise=0.0)
     env.reset(seed=0)
-    t = env.unwrapped._tables
+    t = env.unwrapped.tables
     ghost = np.full(1, F.OPPONENT_CODES["ghost"], np.int32)
     z = np.zeros(1, np.int32)
     idle = {"shot": np.zeros((1, 5)), "place": np.zeros((1, 2)), "cue_ball": z, "ball": z, "pocket": z, "choice": z}

@@ -15,7 +15,7 @@ BALL_16 = 15  # index of ball 16, the break ball (AM-05, AMB-27)
 
 
 def struck_ball(env):
-    return int(env.unwrapped._tables.state.last_shot[0, 0])
+    return int(env.unwrapped.tables.state.last_shot[0, 0])
 
 
 def test_break_strikes_ball_16_from_hand_whatever_cue_ball_says():

@@ -109,7 +109,7 @@ def test_GF_27_the_cue_ball_in_hand_is_placed_in_the_house():
         obs = load(env, xy, on, **game(phase=gf.IN_HAND_HOUSE))
         assert obs["legal_cue_ball"].tolist() == [1, 0, 0, 0, 0, 0, 0]
         _, _, _, _, info = env.step(action(shot=NO_PACE, place=place))
-        start = np.asarray(env.unwrapped._tables.state.last_xy[0])
+        start = np.asarray(env.unwrapped.tables.state.last_xy[0])
         assert info["projected"] == moved, place
         assert 0 < start[0, 1] < SPEC.head_line and 0 < start[0, 0] < SPEC.width  # in the house
         assert np.hypot(*(start[0] - start[1])) >= 2 * R * (1 - 1e-9)

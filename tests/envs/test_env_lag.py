@@ -69,7 +69,7 @@ def test_lag_placement_is_projected_into_the_own_half_of_the_house():
     for place, inside in (([1.2, 0.3], False), ([0.4, 1.5], False), ([0.4, 0.3], True)):
         env.reset(seed=0)
         _, _, _, _, info = env.step(action(shot=[np.pi / 2, 1.0, 0, 0, 0], place=place))
-        start = np.asarray(env.unwrapped._tables.state.last_xy[0, 0])
+        start = np.asarray(env.unwrapped.tables.state.last_xy[0, 0])
         assert info["projected"] != inside
         assert start[0] < spec.width / 2 and start[1] < spec.head_line
         if inside:

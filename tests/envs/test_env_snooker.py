@@ -36,11 +36,11 @@ def test_SN_10_the_ball_in_hand_goes_in_the_D():
     env.reset(seed=0)
     inside = [SPEC.width / 2 + 0.1, SPEC.head_line - 0.1]
     env.step(action(shot=[np.pi / 2, 0.5, 0, 0, 0], place=inside))
-    start = np.asarray(env.unwrapped._tables.state.last_xy[0, 0])
+    start = np.asarray(env.unwrapped.tables.state.last_xy[0, 0])
     assert np.allclose(start, inside) and in_d(SPEC, start)
     env.reset(seed=0)
     _, _, _, _, info = env.step(action(shot=[np.pi / 2, 0.5, 0, 0, 0], place=[1.0, 0.1]))  # below the D: onto its arc
-    start = np.asarray(env.unwrapped._tables.state.last_xy[0, 0])
+    start = np.asarray(env.unwrapped.tables.state.last_xy[0, 0])
     assert info["projected"] and bool(in_d(SPEC, start))
     assert np.isclose(np.hypot(start[0] - SPEC.width / 2, start[1] - SPEC.head_line), SPEC.d_radius, atol=1e-6)
 

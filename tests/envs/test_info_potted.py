@@ -131,8 +131,8 @@ def test_MP_06_the_vector_env_reports_potted_as_a_mask_per_sub_env():
     venv = gym.make_vec("cuegym/MoscowPyramid-v0", num_envs=1, noise=0.0)  # the single env's program
     venv.reset(seed=0)
     single = gym.make("cuegym/MoscowPyramid-v0", noise=0.0)  # load() reads the spaces of a single env
-    tables = venv.unwrapped._tables
-    shim = type("Shim", (), {"unwrapped": type("U", (), {"_tables": tables,
+    tables = venv.unwrapped.tables
+    shim = type("Shim", (), {"unwrapped": type("U", (), {"tables": tables,
                                                         "observation_space": single.observation_space})})
     load(shim, *layout(N, MOSCOW), to_play=0, striker=0, phase=0, strokes=1)
     batch = lambda a: {k: np.asarray([v]) for k, v in a.items()}  # noqa: E731

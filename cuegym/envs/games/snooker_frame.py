@@ -82,7 +82,7 @@ def balls_on(state: F.EnvState):
     ids = jnp.arange(N)
     on = state.on
     colours = on & (ids >= sn.FIRST_COLOUR)
-    named = sn._on_set(g.ball_on, on, ids, jnp.asarray(-1))
+    named = sn.on_set(g.ball_on, on, ids, jnp.asarray(-1))
     mask = jnp.where(g.ball_on == sn.COLOUR_ON, colours, named)
     return mask & ((g.phase == NORMAL) | (g.phase == sn.IN_HAND_D))
 
