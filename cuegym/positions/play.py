@@ -15,8 +15,6 @@ The referee functions are jitted once per game and table (the spec is static).
 from __future__ import annotations
 
 import functools
-from typing import NamedTuple
-
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -31,6 +29,7 @@ from cuegym.rules import russian as ru
 from cuegym.rules.base import FRAME_OVER, IN_HAND_HOUSE, IN_HAND_REAR, LAG, PHASE_NAMES, REMOVE_BALL
 from cuegym.positions.state import (
     declaration_from_shot,
+    Prepared,
     parse_inject,
     ruling_to_dict,
     state_from_dict,
@@ -39,15 +38,6 @@ from cuegym.positions.state import (
 
 
 SNOOKER_GAMES = ("snooker", "american-snooker")  # games judged by cuegym.positions.snooker_play (own state and phases)
-
-
-class Prepared(NamedTuple):
-    game: object  # the referee module
-    state: object  # GameState
-    decl: object  # Declaration
-    balls: object  # BallState the stroke starts from (ball in hand placed)
-    xy: np.ndarray  # (N, 2)
-    on: np.ndarray  # (N,)
 
 
 def referee(position: Position):

@@ -35,7 +35,7 @@ from cuegym.physics import at_rest, get_spec
 from cuegym.positions import PositionError, Position, rounded
 from cuegym.rules import snooker as sn
 from cuegym.rules.base import FRAME_OVER, LAG, PLAYERS, clause_ids
-from cuegym.positions.state import ruling_to_dict
+from cuegym.positions.state import Prepared, ruling_to_dict
 
 STATE_FIELDS = ("to_play", "phase", "scores", "ball_on", "free_ball", "breaking", "choices", "miss", "restore",
                 "touching", "strokes", "winner")
@@ -167,8 +167,6 @@ def declaration(shot, ids, nominate: int):
 def prepare(position: Position, shot):
     """Check ``shot`` against the snooker state and place a cue ball in hand (the snooker
     branch of :func:`cuegym.positions.play.prepare`). Raises PositionError naming the field."""
-    from cuegym.positions.play import Prepared
-
     ids = position.ids
     xy, on = position.xy(), position.on_table()
     state = state_from_dict(position.state, ids, on)

@@ -15,6 +15,7 @@ raise :class:`~cuegym.positions.PositionError` naming the field and what is allo
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import NamedTuple
 
 import jax.numpy as jnp
 import numpy as np
@@ -25,6 +26,17 @@ from cuegym.rules.base import INJECT_NAMES, PHASE_NAMES, PLAYERS, GameState, cla
 
 STATE_FIELDS = ("to_play", "phase", "scores", "debt", "owned", "last_pocketed", "sudden_death", "foul_run",
                 "quiet", "striker", "strokes", "winner")
+
+
+class Prepared(NamedTuple):
+    """A stroke checked against its position: what a family's ``judge_position`` needs."""
+
+    game: object  # the referee module
+    state: object  # the referee state (GameState, SnookerState, GolfState)
+    decl: object  # Declaration
+    balls: object  # BallState the stroke starts from (ball in hand placed)
+    xy: np.ndarray  # (N, 2) [m]
+    on: np.ndarray  # (N,) bool
 
 
 def _player(value, field):
