@@ -26,10 +26,10 @@ import numpy as np
 
 from cuegym.physics import at_rest, get_spec
 from cuegym.positions import Position, PositionError, rounded
-from cuegym.positions.state import Prepared
+from cuegym.positions.state import Prepared, ruling_to_dict
 from cuegym.rules import golf as gf
 from cuegym.rules import pool
-from cuegym.rules.base import FRAME_OVER, IN_HAND_HOUSE, NORMAL, clause_ids
+from cuegym.rules.base import FRAME_OVER, IN_HAND_HOUSE, NORMAL
 
 STATE_FIELDS = ("num_players", "first", "to_play", "phase", "pocket", "next_pocket", "strokes", "opening",
                 "choices", "shots", "winner")
@@ -101,7 +101,7 @@ def state_from_dict(data, ids, on) -> gf.GolfState:
     )
 
 
-def state_to_dict(state: gf.GolfState) -> dict:
+def state_to_dict(state: gf.GolfState, ids=None) -> dict:
     """The JSON ``state`` of a GolfState (the inverse of :func:`state_from_dict`)."""
     n = int(state.num_players)
     bits = int(state.choices)
@@ -163,51 +163,45 @@ def prepare(position: Position, shot) -> Prepared:
     return Prepared(gf, state, decl, at_rest(xy, on), xy, on)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _judge(spec):
     return jax.jit(functools.partial(gf.judge, spec))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _choose(spec):
     return jax.jit(functools.partial(gf.choose, spec))
 
 
-def ruling_dict(ruling, ids) -> dict:
-    """A golf ruling as JSON: foul, fouler, clauses, strokes charged, totals, the next turn."""
-    n = len(ruling.strokes)
-    fouler = int(ruling.fouler)
-    winner = int(ruling.winner)
-    return {
-        "foul": bool(ruling.foul), "fouler": fouler if fouler >= 0 else None, "clauses": clause_ids(ruling.clauses),
-        "strokes": [int(v) for v in np.asarray(ruling.strokes)[:n]], "scores": [int(v) for v in np.asarray(ruling.scores)],
-        "potted": bool(ruling.potted), "pocket": int(ruling.pocket), "to_play": int(ruling.to_play),
-        "phase": gf.GOLF_PHASE_NAMES[int(ruling.phase)], "replay": bool(ruling.replay),
-        "respotted": [ids[k] for k in np.nonzero(np.asarray(ruling.respotted))[0]],
-        "frame_over": bool(ruling.frame_over), "winner": winner if winner >= 0 else None,
-    }
+def ruling_dict(ruling, ids, n: int) -> dict:
+    """A golf ruling as JSON for ``n`` players: the common fields of
+    :func:`cuegym.positions.state.ruling_to_dict` (``points`` the strokes charged, ``scores``
+    the totals) plus strokes, potted, pocket, next_pocket, opening and choices."""
+    out = ruling_to_dict(ruling._replace(phase=jnp.asarray(0)), ids)
+    bits = int(ruling.choices)
+    per_player = lambda x: [int(v) for v in np.asarray(x)[:n]]  # noqa: E731
+    out.update(
+        phase=gf.GOLF_PHASE_NAMES[int(ruling.phase)], points=per_player(ruling.points),
+        scores=per_player(ruling.scores), debt=per_player(ruling.debt), strokes=per_player(ruling.strokes),
+        potted=bool(ruling.potted), pocket=int(ruling.pocket), next_pocket=per_player(ruling.next_pocket),
+        opening=bool(ruling.opening), choices=[name for k, name in enumerate(gf.CHOICE_NAMES) if bits >> k & 1],
+    )
+    return out
 
 
 def _next(position: Position, ruling, state) -> dict:
     xy, on = np.asarray(ruling.xy), np.asarray(ruling.on)
-    n = int(state.num_players)
     out = {"game": position.game, "table": position.table,
            "balls": {i: [rounded(xy[k, 0]), rounded(xy[k, 1])] for k, i in enumerate(position.ids) if on[k]},
-           "state": state_to_dict(state)}
-    out["state"]["strokes"] = out["state"]["strokes"][:n]
+           "state": state_to_dict(state, position.ids)}
     return out
-
-
-def trim(ruling: dict, n: int) -> dict:
-    """``ruling`` with per-player lists cut to the ``n`` players in the game."""
-    return {**ruling, "strokes": ruling["strokes"][:n], "scores": ruling["scores"][:n]}
 
 
 def judge_position(position: Position, prepared: Prepared, summary, final) -> tuple[dict, dict]:
     """Rule on a stroke: ``(ruling, next position)`` as JSON-ready dicts."""
     ruling, state = _judge(get_spec(position.table))(prepared.state, prepared.decl, summary,
                                                      jnp.asarray(prepared.xy), jnp.asarray(prepared.on), final)
-    return trim(ruling_dict(ruling, position.ids), int(state.num_players)), _next(position, ruling, state)
+    return ruling_dict(ruling, position.ids, int(state.num_players)), _next(position, ruling, state)
 
 
 def choose_position(position: Position, choice: str | None) -> tuple[dict, dict]:
@@ -222,4 +216,4 @@ def choose_position(position: Position, choice: str | None) -> tuple[dict, dict]
         raise PositionError("shot.choice", f"{choice!r} is not open; one of {', '.join(open_)}")
     ruling, state = _choose(get_spec(position.table))(state, jnp.asarray(xy), jnp.asarray(on),
                                                       jnp.asarray(gf.CHOICE_NAMES.index(choice), jnp.int32))
-    return trim(ruling_dict(ruling, ids), int(state.num_players)), _next(position, ruling, state)
+    return ruling_dict(ruling, ids, int(state.num_players)), _next(position, ruling, state)

@@ -1,5 +1,5 @@
 """Snooker and American snooker position and shot files: the referee state as JSON, the shot's checks, the ruling
-and the next position (the snooker half of :mod:`cuegym.positions.play`, which dispatches here).
+and the next position (the snooker family of :mod:`cuegym.positions.judging`).
 
 A snooker position's ``state`` (all fields optional)::
 
@@ -31,6 +31,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from cuegym.envs.registry import GAMES
 from cuegym.physics import at_rest, get_spec
 from cuegym.positions import PositionError, Position, rounded
 from cuegym.rules import snooker as sn
@@ -166,7 +167,7 @@ def declaration(shot, ids, nominate: int):
 
 def prepare(position: Position, shot):
     """Check ``shot`` against the snooker state and place a cue ball in hand (the snooker
-    branch of :func:`cuegym.positions.play.prepare`). Raises PositionError naming the field."""
+    family of :func:`cuegym.positions.judging.prepare`). Raises PositionError naming the field."""
     ids = position.ids
     xy, on = position.xy(), position.on_table()
     state = state_from_dict(position.state, ids, on)
@@ -212,9 +213,7 @@ def prepare(position: Position, shot):
 
 
 def _module(game: str):
-    from cuegym.rules import GAMES
-
-    return GAMES[game]
+    return GAMES[game].referee
 
 
 @functools.lru_cache(maxsize=None)

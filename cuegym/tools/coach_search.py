@@ -141,7 +141,7 @@ def setup(position: Position) -> Setup:
     base = F.init(env, jax.random.PRNGKey(0))
     xy = np.array([position.balls.get(i, (0.0, 0.0)) for i in ids], float)
     on = np.array([i in position.balls for i in ids], bool)
-    game_state = base.game if game is None else _game_state(position, ids, on, base.game)
+    game_state = base.game if game is None else _game_state(position, base.game)
     state = base._replace(xy=jnp.asarray(xy), on=jnp.asarray(on), game=game_state,
                           last_xy=jnp.asarray(xy), last_on=jnp.asarray(on))
     name = phase_name(task, int(state.game.phase))
@@ -160,13 +160,11 @@ def phase_name(task: str, phase: int) -> str:
     return names[phase] if 0 <= phase < len(names) else str(phase)
 
 
-def _game_state(position: Position, ids, on, like):
+def _game_state(position: Position, like):
     """The position's referee state as the env's game state (dtypes of ``like``)."""
-    if position.game in getattr(F, "SNOOKER_GAMES", ()):
-        from cuegym.positions.snooker_play import state_from_dict
-    else:
-        from cuegym.positions.state import state_from_dict
-    game = state_from_dict(position.state, ids, on)
+    from cuegym.positions.judging import read_state
+
+    game = read_state(position)
     if jax.tree_util.tree_structure(game) != jax.tree_util.tree_structure(like):
         raise PositionError("game", f"suggest cannot read the referee state of {position.game!r} yet")
     return jax.tree_util.tree_map(lambda b, v: jnp.asarray(v).astype(b.dtype).reshape(b.shape), like, game)

@@ -9,7 +9,7 @@ import numpy as np
 
 from cuegym.tools.cli import simulate_position
 from cuegym.positions import load_position, load_shot
-from cuegym.positions import play
+from cuegym.positions import judging
 
 REAR_SPOT = [0.8875, 2.6625]
 REAR_MIDDLE = [0.8875, 3.55 - 0.03304542328371662]  # frozen to the rear cushion's middle
@@ -24,9 +24,9 @@ def stroke(position, shot, events=None, final=None):
         result = simulate_position(pos, sh)
         assert not result["truncated"]
         return result["ruling"], result["next"]
-    prepared = play.prepare(pos, sh)
-    summary, fin = play.summary_from_events(pos, prepared, sh.phi, events, final)
-    return play.judge_position(pos, prepared, summary, fin)
+    prepared = judging.prepare(pos, sh)
+    summary, fin = judging.summary_from_events(pos, prepared, sh.phi, events, final)
+    return judging.judge_position(pos, prepared, summary, fin)
 
 
 def pot(ball, pocket, cue="cue"):
