@@ -87,8 +87,9 @@ def state_from_dict(data, ids, on) -> gf.GolfState:
     on = np.asarray(on, bool)
     others = [ids[k] for k in range(1, len(ids)) if on[k] and k != to_play + 1]
     if others:
-        raise PositionError("balls", f"only the cue ball and the striker's ball {ids[to_play + 1]!r} are on the table "
-                                     f"in golf (AMB-48); remove {', '.join(others)}")
+        own = ids[to_play + 1]
+        raise PositionError(f"balls.{others[0]}", f"only the cue ball and the striker's ball {own!r} are on the "
+                                                  f"table in golf (AMB-48); remove {', '.join(map(repr, others))}")
     i = lambda x: jnp.asarray(x, jnp.int32)  # noqa: E731
     pad = lambda v, fill: i(list(v) + [fill] * (P - n))  # noqa: E731
     sheet = np.zeros((P, gf.N_POCKETS), np.int32)
@@ -116,12 +117,17 @@ def state_to_dict(state: gf.GolfState, ids=None) -> dict:
     }
 
 
+def read_state(position: Position):
+    """The referee state of ``position`` (its ``state``, or the start of a frame)."""
+    return state_from_dict(position.state, position.ids, position.on_table())
+
+
 def prepare(position: Position, shot) -> Prepared:
     """Check ``shot`` against the golf state and place a cue ball in hand. Raises
     PositionError naming the field."""
     ids = position.ids
     xy, on = position.xy(), position.on_table()
-    state = state_from_dict(position.state, ids, on)
+    state = read_state(position)
     phase = int(state.phase)
     if phase == FRAME_OVER:
         raise PositionError("state.phase", "the game is over; start a new position to play on")
@@ -208,7 +214,7 @@ def choose_position(position: Position, choice: str | None) -> tuple[dict, dict]
     """Phase ``house_choice``: apply the striker's option (CHOICE_NAMES, GF-23)."""
     ids = position.ids
     xy, on = position.xy(), position.on_table()
-    state = state_from_dict(position.state, ids, on)
+    state = read_state(position)
     if int(state.phase) != gf.HOUSE_CHOICE:
         raise PositionError("state.phase", f"no choice to make in phase {gf.GOLF_PHASE_NAMES[int(state.phase)]!r}")
     open_ = [name for k, name in enumerate(gf.CHOICE_NAMES) if int(state.choices) >> k & 1]

@@ -22,8 +22,8 @@ from cuegym.positions import Position, PositionError, golf_play, russian_play, s
 from cuegym.positions.state import Prepared
 
 FAMILY = {"russian": russian_play, "snooker": snooker_play, "golf": golf_play}
-"""Registry family -> the module judging its position files (``state_from_dict``,
-``state_to_dict``, ``prepare``, ``judge_position``, ``choose_position``)."""
+"""Registry family -> the module judging its position files (``read_state``,
+``prepare``, ``judge_position``, ``choose_position``)."""
 CHOICE_PHASES = {"russian": "remove_ball", "snooker": "foul_choice", "golf": "house_choice"}
 """Each family's phase in which a shot file gives only ``choice`` (nothing is struck)."""
 
@@ -56,7 +56,7 @@ def referee(position: Position):
 
 def read_state(position: Position):
     """The referee state of ``position`` (GameState, SnookerState or GolfState)."""
-    return files_for(position.game).state_from_dict(position.state, position.ids, position.on_table())
+    return files_for(position.game).read_state(position)
 
 
 def awaits_choice(position: Position) -> bool:

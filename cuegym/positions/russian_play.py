@@ -43,6 +43,20 @@ def referee(position: Position):
     return found.referee
 
 
+def read_state(position: Position):
+    """The referee state of ``position``; PositionError naming the field for a state the
+    game cannot reach: Russian pyramid scores points, so it has no ``owned`` balls and no
+    ``debt`` (RP-05)."""
+    data = position.state or {}
+    if position.game == "russian-pyramid":
+        if data.get("owned"):
+            raise PositionError("state.owned", "Russian pyramid credits no balls to players (it scores points): "
+                                               "leave owned out or {}")
+        if any(data.get("debt") or ()):
+            raise PositionError("state.debt", "Russian pyramid has no ball debt: [0, 0] or leave it out")
+    return state_from_dict(position.state, position.ids, position.on_table())
+
+
 def prepare(position: Position, shot) -> Prepared:
     """Validate ``shot`` against ``position``'s game and referee state; place a ball in hand.
 
@@ -54,7 +68,7 @@ def prepare(position: Position, shot) -> Prepared:
     game = referee(position)
     ids = position.ids
     xy, on = position.xy(), position.on_table()
-    state = state_from_dict(position.state, ids, on)
+    state = read_state(position)
     phase = int(state.phase)
     if phase == FRAME_OVER:
         raise PositionError("state.phase", "the frame is over; start a new position to play on")
@@ -149,7 +163,7 @@ def choose_position(position: Position, choice: str | None) -> tuple[dict, dict]
         raise PositionError("game", "only Moscow pyramid has a ball to remove")
     ids = position.ids
     xy, on = position.xy(), position.on_table()
-    state = state_from_dict(position.state, ids, on)
+    state = read_state(position)
     if int(state.phase) != REMOVE_BALL:
         raise PositionError("state.phase", f"no ball to remove in phase {PHASE_NAMES[int(state.phase)]!r}")
     if choice is not None and (choice not in ids or choice == "cue" or not on[ids.index(choice)]):

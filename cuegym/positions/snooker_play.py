@@ -165,12 +165,17 @@ def declaration(shot, ids, nominate: int):
     return Declaration(i(0), i(nominate), i(-1), i(-1), i(flags), i(ids.index(ball) if ball is not None else -1), i(-1))
 
 
+def read_state(position: Position):
+    """The referee state of ``position`` (its ``state``, or the start of a frame)."""
+    return state_from_dict(position.state, position.ids, position.on_table())
+
+
 def prepare(position: Position, shot):
     """Check ``shot`` against the snooker state and place a cue ball in hand (the snooker
     family of :func:`cuegym.positions.judging.prepare`). Raises PositionError naming the field."""
     ids = position.ids
     xy, on = position.xy(), position.on_table()
-    state = state_from_dict(position.state, ids, on)
+    state = read_state(position)
     phase = int(state.phase)
     if phase == FRAME_OVER:
         raise PositionError("state.phase", "the frame is over; start a new position to play on")
@@ -259,7 +264,7 @@ def choose_position(position: Position, choice: str | None) -> tuple[dict, dict]
     """Phase ``foul_choice``: apply the incoming player's option (CHOICE_NAMES)."""
     ids = position.ids
     xy, on = position.xy(), position.on_table()
-    state = state_from_dict(position.state, ids, on)
+    state = read_state(position)
     if int(state.phase) != sn.FOUL_CHOICE:
         raise PositionError("state.phase", f"no choice to make in phase {sn.SNOOKER_PHASE_NAMES[int(state.phase)]!r}")
     open_ = [name for k, name in enumerate(sn.CHOICE_NAMES) if int(state.choices) >> k & 1]
