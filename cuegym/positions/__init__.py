@@ -1,28 +1,18 @@
-"""Position and shot files: load, validate, and build the next position (DESIGN.md §6).
+"""Position and shot files: load, validate, and build the next position (docs/rules.md
+"From files and the command line").
 
-A position file says where the balls are on which table, and optionally which game is being
-played and the game's referee state::
+A position file says where the balls are on which table, and optionally the ``game`` (a
+task of :func:`cuegym.envs.registry.position_games`) and its referee ``state``::
 
     {"game": "russian-pyramid", "table": "pyramid-12ft",
-     "balls": {"cue": [0.88, 0.40], "7": [0.60, 2.90]},
-     "state": {"to_play": 0, "scores": [0, 0], "phase": "normal"}}
+     "balls": {"cue": [0.88, 0.40], "7": [0.60, 2.90]}, "state": {"to_play": 0}}
 
-With a ``game`` the ball ids are the game's (:data:`GAMES`), the simulator's ball arrays
-follow the game's canonical order and balls absent from ``balls`` are off the table. Without
-one, ids are free strings and the arrays follow the file's order. ``state`` is carried
-through unchanged (the referees that read it live in ``cuegym.rules``).
-
-A shot file holds the stroke and the player's declarations::
-
-    {"cue_ball": "cue", "phi": 1.57, "speed": 3.0, "a": 0.0, "b": 0.2, "theta": 0.0,
-     "call": {"ball": "7", "pocket": "FR"}, "nominate": null, "place": null, "choice": null}
-
-Every malformed input raises one :class:`PositionError` (a ``ValueError``) whose message
-starts with the field (``balls.7``, ``shot.speed``) and says what is allowed. Nothing is
-moved, clipped or dropped silently. The one allowance is :data:`TOLERANCE`: positions are
-written to 1e-6 m, so balls may overlap each other or reach past the cushion-contact line
-by up to 2 micrometres (a rack of touching balls, or a ``next`` position written after a
-shot); the physics treats such touching balls as in contact.
+With a ``game`` the ball ids are the game's (:data:`GAMES`) in canonical array order and
+absent balls are off the table; without one, ids are free and follow the file's order. A
+shot file holds the stroke and the declarations (:data:`SHOT_FIELDS`). Every malformed input
+raises one :class:`PositionError` naming the field and what is allowed; nothing is moved
+silently except within :data:`TOLERANCE` (2 micrometres: touching racks, written positions).
+:mod:`cuegym.positions.judging` rules on a stroke with the game's referee.
 """
 
 from __future__ import annotations

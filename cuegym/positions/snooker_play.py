@@ -1,25 +1,16 @@
-"""Snooker and American snooker position and shot files: the referee state as JSON, the shot's checks, the ruling
-and the next position (the snooker family of :mod:`cuegym.positions.judging`).
+"""Snooker and American snooker position and shot files: the referee state as JSON, the
+shot's checks, the ruling and the next position (the snooker family of
+:mod:`cuegym.positions.judging`).
 
-A snooker position's ``state`` (all fields optional)::
+A position's ``state`` (all optional): ``to_play``, ``phase`` (one of
+:data:`cuegym.rules.snooker.SNOOKER_PHASE_NAMES`), ``scores``, ``ball_on`` ("red", "colour"
+or a colour name), ``free_ball``, ``breaking``, ``strokes``, ``choices``, ``miss``,
+``restore`` ({"balls", "ball_on", "free_ball", "breaking"}), ``touching``, ``winner``. With no
+``state`` the position is the break from the D; missing fields take mid-frame values.
 
-    "state": {"to_play": 0, "phase": "normal", "scores": [40, 12], "ball_on": "colour",
-              "free_ball": false, "breaking": false, "strokes": 31,
-              "choices": ["play", "replay", "restore"], "miss": true,
-              "restore": {"balls": {"cue": [..], ...}, "ball_on": "red", "free_ball": false,
-                          "breaking": false},
-              "touching": null, "winner": null}
-
-``phase`` is one of :data:`cuegym.rules.snooker.SNOOKER_PHASE_NAMES`; ``ball_on`` "red",
-"colour" (any colour, nominated in the shot) or a colour name (in sequence). Without a
-``state`` the position is the start of a frame (the break, from the D); with one, missing
-fields take the values of the middle of a frame: ``normal``, a red on if any is on the
-table (else the lowest colour), no free ball, not the break.
-
-A shot adds ``nominate`` (a ball id: the colour on, SN-26, or a free ball, SN-61), ``place``
-(the cue ball in hand, in the D: SN-10) and ``inject`` (events of
-:data:`cuegym.rules.snooker.SNOOKER_INJECT_NAMES`). In phase ``foul_choice`` there is no
-stroke: :func:`choose_position` takes ``choice``, one of CHOICE_NAMES.
+A shot adds ``nominate`` (the colour on, SN-26, or a free ball, SN-61), ``place`` (cue ball
+in hand, in the D: SN-10) and ``inject`` (:data:`cuegym.rules.snooker.SNOOKER_INJECT_NAMES`).
+In phase ``foul_choice`` there is no stroke: :func:`choose_position` takes ``choice``.
 """
 
 from __future__ import annotations

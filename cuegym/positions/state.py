@@ -1,6 +1,6 @@
 """Referee state, declarations and rulings as JSON (position files, shot files, the CLI).
 
-A position file's ``state`` holds the game's referee state by name (DESIGN.md §6); missing
+A position file's ``state`` holds the game's referee state by name; missing
 fields take the game's start values::
 
     "state": {"to_play": 0, "phase": "normal", "scores": [12, 30], "debt": [0, 1],
@@ -184,7 +184,7 @@ def parse_inject(value, ids: tuple[str, ...]):
 
 
 def ruling_to_dict(ruling, ids: tuple[str, ...]) -> dict:
-    """A ruling in the CLI's JSON form (DESIGN.md §6)."""
+    """A ruling in the CLI's JSON form."""
     respotted = np.asarray(ruling.respotted)
     xy = np.asarray(ruling.xy)
     winner = int(ruling.winner)
