@@ -140,7 +140,7 @@ def test_every_registry_game_is_judged_or_refused(capsys, game):
     from cuegym.positions import judging
 
     g = GAMES[game]
-    data = {"game": game, "table": g.table, "balls": {"cue": [0.875, 0.5]}}
+    data = {"game": game, "table": g.table, "balls": {(g.balls or ("cue",))[0]: [0.875, 0.5]}}
     if g.family == "drill":
         code = cli.main(["simulate", json.dumps(data), "--shot", '{"speed": 1}'])
         captured = capsys.readouterr()
