@@ -40,6 +40,7 @@ from cuegym.positions import Position, PositionError
 from cuegym.rules.base import PHASE_NAMES
 from cuegym.rules.catalogue import CLAUSES, get
 
+SUGGEST_FAMILIES = ("russian", "snooker")  # the registry families whose positions suggest plays
 PLACE_GRID = 0.05  # m: two places in hand closer than this are one decision
 
 
@@ -162,8 +163,11 @@ def phase_name(task: str, phase: int) -> str:
 
 def _game_state(position: Position, like):
     """The position's referee state as the env's game state (dtypes of ``like``)."""
+    from cuegym.envs.registry import GAMES
     from cuegym.positions.judging import read_state
 
+    if GAMES[position.game].family not in SUGGEST_FAMILIES:
+        raise PositionError("game", f"suggest cannot read the referee state of {position.game!r} yet")
     game = read_state(position)
     if jax.tree_util.tree_structure(game) != jax.tree_util.tree_structure(like):
         raise PositionError("game", f"suggest cannot read the referee state of {position.game!r} yet")
