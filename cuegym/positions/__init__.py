@@ -1,28 +1,18 @@
-"""Position and shot files: load, validate, and build the next position (DESIGN.md §6).
+"""Position and shot files: load, validate, and build the next position (docs/rules.md
+"From files and the command line").
 
-A position file says where the balls are on which table, and optionally which game is being
-played and the game's referee state::
+A position file says where the balls are on which table, and optionally the ``game`` (a
+task of :func:`cuegym.envs.registry.position_games`) and its referee ``state``::
 
     {"game": "russian-pyramid", "table": "pyramid-12ft",
-     "balls": {"cue": [0.88, 0.40], "7": [0.60, 2.90]},
-     "state": {"to_play": 0, "scores": [0, 0], "phase": "normal"}}
+     "balls": {"cue": [0.88, 0.40], "7": [0.60, 2.90]}, "state": {"to_play": 0}}
 
-With a ``game`` the ball ids are the game's (:data:`GAMES`), the simulator's ball arrays
-follow the game's canonical order and balls absent from ``balls`` are off the table. Without
-one, ids are free strings and the arrays follow the file's order. ``state`` is carried
-through unchanged (the referees that read it live in ``cuegym.rules``).
-
-A shot file holds the stroke and the player's declarations::
-
-    {"cue_ball": "cue", "phi": 1.57, "speed": 3.0, "a": 0.0, "b": 0.2, "theta": 0.0,
-     "call": {"ball": "7", "pocket": "FR"}, "nominate": null, "place": null, "choice": null}
-
-Every malformed input raises one :class:`PositionError` (a ``ValueError``) whose message
-starts with the field (``balls.7``, ``shot.speed``) and says what is allowed. Nothing is
-moved, clipped or dropped silently. The one allowance is :data:`TOLERANCE`: positions are
-written to 1e-6 m, so balls may overlap each other or reach past the cushion-contact line
-by up to 2 micrometres (a rack of touching balls, or a ``next`` position written after a
-shot); the physics treats such touching balls as in contact.
+With a ``game`` the ball ids are the game's (:data:`GAMES`) in canonical array order and
+absent balls are off the table; without one, ids are free and follow the file's order. A
+shot file holds the stroke and the declarations (:data:`SHOT_FIELDS`). Every malformed input
+raises one :class:`PositionError` naming the field and what is allowed; nothing is moved
+silently except within :data:`TOLERANCE` (2 micrometres: touching racks, written positions).
+:mod:`cuegym.positions.judging` rules on a stroke with the game's referee.
 """
 
 from __future__ import annotations
@@ -33,13 +23,14 @@ import json
 import math
 import os
 import re
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
+from cuegym.envs.registry import PYRAMID_BALLS, SNOOKER_BALLS, position_games  # noqa: F401 (re-exported)
 from cuegym.physics import POCKETED, POCKETS, TABLE_SPECS, BallState, at_rest, get_spec, make_shot
 from cuegym.physics.strike import SHOT_LIMITS
-from cuegym.envs.registry import PYRAMID_BALLS, SNOOKER_BALLS, position_games  # noqa: F401 (re-exported)
 from cuegym.physics.tables import compile_table
 
 GAMES: dict[str, tuple[str, ...]] = {name: g.balls for name, g in position_games().items()}
@@ -65,7 +56,7 @@ class PositionError(ValueError):
         text = f"{field}: {message}" if field else message
         super().__init__(f"{source}: {text}" if source else text)
 
-    def with_source(self, source: str) -> "PositionError":
+    def with_source(self, source: str) -> PositionError:
         return PositionError(self.field, self.detail, source)
 
     def __reduce__(self):
@@ -112,7 +103,7 @@ def parse_json(text: str, source: str | None = None, what: str = ""):
     try:
         return json.loads(text, object_pairs_hook=_no_duplicates)
     except PositionError as e:
-        raise e.with_source(source) if source else e
+        raise (e.with_source(source) if source else e) from None
     except json.JSONDecodeError as e:
         field = "" if source else what
         raise PositionError(field, f"not valid JSON (line {e.lineno}, column {e.colno}: {e.msg})", source) from None
@@ -288,7 +279,7 @@ def load_position(source) -> Position:
     try:
         return parse_position(data)
     except PositionError as e:
-        raise e.with_source(name) if name else e
+        raise (e.with_source(name) if name else e) from None
 
 
 # ----------------------------------------------------------------------------- shots
@@ -368,9 +359,8 @@ def parse_shot(data, position: Position) -> ShotSpec:
             if key == "ball":
                 if not isinstance(value, str) or value not in position.ids:
                     raise PositionError("shot.call.ball", f"unknown ball {json.dumps(value)}; one of {_allowed(position.ids)}")
-            elif key == "pocket":
-                if not isinstance(value, str) or value not in POCKETS:
-                    raise PositionError("shot.call.pocket", f"unknown pocket {json.dumps(value)}; one of {', '.join(POCKETS)}")
+            elif key == "pocket" and (not isinstance(value, str) or value not in POCKETS):
+                raise PositionError("shot.call.pocket", f"unknown pocket {json.dumps(value)}; one of {', '.join(POCKETS)}")
     place = data.get("place")
     if place is not None:
         _point(place, "shot.place")
@@ -395,7 +385,7 @@ def load_shot(source, position: Position) -> ShotSpec:
     try:
         return parse_shot(data, position)
     except PositionError as e:
-        raise e.with_source(name) if name else e
+        raise (e.with_source(name) if name else e) from None
 
 
 # ----------------------------------------------------------------------------- after a shot

@@ -1,25 +1,16 @@
-"""Snooker and American snooker position and shot files: the referee state as JSON, the shot's checks, the ruling
-and the next position (the snooker half of :mod:`cuegym.positions.play`, which dispatches here).
+"""Snooker and American snooker position and shot files: the referee state as JSON, the
+shot's checks, the ruling and the next position (the snooker family of
+:mod:`cuegym.positions.judging`).
 
-A snooker position's ``state`` (all fields optional)::
+A position's ``state`` (all optional): ``to_play``, ``phase`` (one of
+:data:`cuegym.rules.snooker.SNOOKER_PHASE_NAMES`), ``scores``, ``ball_on`` ("red", "colour"
+or a colour name), ``free_ball``, ``breaking``, ``strokes``, ``choices``, ``miss``,
+``restore`` ({"balls", "ball_on", "free_ball", "breaking"}), ``touching``, ``winner``. With no
+``state`` the position is the break from the D; missing fields take mid-frame values.
 
-    "state": {"to_play": 0, "phase": "normal", "scores": [40, 12], "ball_on": "colour",
-              "free_ball": false, "breaking": false, "strokes": 31,
-              "choices": ["play", "replay", "restore"], "miss": true,
-              "restore": {"balls": {"cue": [..], ...}, "ball_on": "red", "free_ball": false,
-                          "breaking": false},
-              "touching": null, "winner": null}
-
-``phase`` is one of :data:`cuegym.rules.snooker.SNOOKER_PHASE_NAMES`; ``ball_on`` "red",
-"colour" (any colour, nominated in the shot) or a colour name (in sequence). Without a
-``state`` the position is the start of a frame (the break, from the D); with one, missing
-fields take the values of the middle of a frame: ``normal``, a red on if any is on the
-table (else the lowest colour), no free ball, not the break.
-
-A shot adds ``nominate`` (a ball id: the colour on, SN-26, or a free ball, SN-61), ``place``
-(the cue ball in hand, in the D: SN-10) and ``inject`` (events of
-:data:`cuegym.rules.snooker.SNOOKER_INJECT_NAMES`). In phase ``foul_choice`` there is no
-stroke: :func:`choose_position` takes ``choice``, one of CHOICE_NAMES.
+A shot adds ``nominate`` (the colour on, SN-26, or a free ball, SN-61), ``place`` (cue ball
+in hand, in the D: SN-10) and ``inject`` (:data:`cuegym.rules.snooker.SNOOKER_INJECT_NAMES`).
+In phase ``foul_choice`` there is no stroke: :func:`choose_position` takes ``choice``.
 """
 
 from __future__ import annotations
@@ -31,11 +22,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from cuegym.envs.registry import GAMES
 from cuegym.physics import at_rest, get_spec
-from cuegym.positions import PositionError, Position, rounded
+from cuegym.positions import Position, PositionError, rounded
+from cuegym.positions.state import Prepared, ruling_to_dict
 from cuegym.rules import snooker as sn
 from cuegym.rules.base import FRAME_OVER, LAG, PLAYERS, clause_ids
-from cuegym.positions.state import ruling_to_dict
 
 STATE_FIELDS = ("to_play", "phase", "scores", "ball_on", "free_ball", "breaking", "choices", "miss", "restore",
                 "touching", "strokes", "winner")
@@ -164,14 +156,17 @@ def declaration(shot, ids, nominate: int):
     return Declaration(i(0), i(nominate), i(-1), i(-1), i(flags), i(ids.index(ball) if ball is not None else -1), i(-1))
 
 
+def read_state(position: Position):
+    """The referee state of ``position`` (its ``state``, or the start of a frame)."""
+    return state_from_dict(position.state, position.ids, position.on_table())
+
+
 def prepare(position: Position, shot):
     """Check ``shot`` against the snooker state and place a cue ball in hand (the snooker
-    branch of :func:`cuegym.positions.play.prepare`). Raises PositionError naming the field."""
-    from cuegym.positions.play import Prepared
-
+    family of :func:`cuegym.positions.judging.prepare`). Raises PositionError naming the field."""
     ids = position.ids
     xy, on = position.xy(), position.on_table()
-    state = state_from_dict(position.state, ids, on)
+    state = read_state(position)
     phase = int(state.phase)
     if phase == FRAME_OVER:
         raise PositionError("state.phase", "the frame is over; start a new position to play on")
@@ -214,9 +209,7 @@ def prepare(position: Position, shot):
 
 
 def _module(game: str):
-    from cuegym.rules import GAMES
-
-    return GAMES[game]
+    return GAMES[game].referee
 
 
 @functools.lru_cache(maxsize=None)
@@ -262,7 +255,7 @@ def choose_position(position: Position, choice: str | None) -> tuple[dict, dict]
     """Phase ``foul_choice``: apply the incoming player's option (CHOICE_NAMES)."""
     ids = position.ids
     xy, on = position.xy(), position.on_table()
-    state = state_from_dict(position.state, ids, on)
+    state = read_state(position)
     if int(state.phase) != sn.FOUL_CHOICE:
         raise PositionError("state.phase", f"no choice to make in phase {sn.SNOOKER_PHASE_NAMES[int(state.phase)]!r}")
     open_ = [name for k, name in enumerate(sn.CHOICE_NAMES) if int(state.choices) >> k & 1]

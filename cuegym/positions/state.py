@@ -1,6 +1,6 @@
 """Referee state, declarations and rulings as JSON (position files, shot files, the CLI).
 
-A position file's ``state`` holds the game's referee state by name (DESIGN.md §6); missing
+A position file's ``state`` holds the game's referee state by name; missing
 fields take the game's start values::
 
     "state": {"to_play": 0, "phase": "normal", "scores": [12, 30], "debt": [0, 1],
@@ -15,6 +15,7 @@ raise :class:`~cuegym.positions.PositionError` naming the field and what is allo
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import NamedTuple
 
 import jax.numpy as jnp
 import numpy as np
@@ -25,6 +26,17 @@ from cuegym.rules.base import INJECT_NAMES, PHASE_NAMES, PLAYERS, GameState, cla
 
 STATE_FIELDS = ("to_play", "phase", "scores", "debt", "owned", "last_pocketed", "sudden_death", "foul_run",
                 "quiet", "striker", "strokes", "winner")
+
+
+class Prepared(NamedTuple):
+    """A stroke checked against its position: what a family's ``judge_position`` needs."""
+
+    game: object  # the referee module
+    state: object  # the referee state (GameState, SnookerState, GolfState)
+    decl: object  # Declaration
+    balls: object  # BallState the stroke starts from (ball in hand placed)
+    xy: np.ndarray  # (N, 2) [m]
+    on: np.ndarray  # (N,) bool
 
 
 def _player(value, field):
@@ -172,7 +184,7 @@ def parse_inject(value, ids: tuple[str, ...]):
 
 
 def ruling_to_dict(ruling, ids: tuple[str, ...]) -> dict:
-    """A ruling in the CLI's JSON form (DESIGN.md §6)."""
+    """A ruling in the CLI's JSON form."""
     respotted = np.asarray(ruling.respotted)
     xy = np.asarray(ruling.xy)
     winner = int(ruling.winner)

@@ -1,6 +1,6 @@
 """Referees (``cuegym.rules``): the rules of each game as pure JAX functions.
 
-One module per game over a shared module per family (DESIGN.md §4):
+One module per game over a shared module per family (docs/rules.md):
 
 * :mod:`~cuegym.rules.russian` — general rules of Russian billiards (RU-GEN): fouls, balls
   off the table, play from the house, the close-ball rule, the lag, interference.
@@ -22,16 +22,6 @@ start_xy, start_on, final) -> (Ruling, GameState)``, jit-able with the table spe
 vmap-able over a batch of tables.
 """
 
-from cuegym.rules import american_snooker, americanka, moscow_pyramid, russian_pyramid, snooker
 from cuegym.rules.base import Declaration, GameState, Ruling, clause_ids, declare
 
-GAMES = {
-    russian_pyramid.GAME: russian_pyramid,
-    americanka.GAME: americanka,
-    moscow_pyramid.GAME: moscow_pyramid,
-    snooker.GAME: snooker,
-    american_snooker.GAME: american_snooker,
-}
-"""Game name (as in position files) -> referee module."""
-
-__all__ = ["GAMES", "Declaration", "GameState", "Ruling", "clause_ids", "declare"]
+__all__ = ["Declaration", "GameState", "Ruling", "clause_ids", "declare"]

@@ -78,12 +78,13 @@ def simulate_position(position, shot, max_events: int | None = None) -> dict:
     """Simulate ``shot`` (a :class:`~cuegym.positions.ShotSpec`) on ``position`` and return
     the command's JSON object (``events``, ``final``, ``truncated``, ``shot``, ``next``).
 
-    When the position names a game with a referee (``cuegym.rules.GAMES``), the shot is
-    first checked against the referee state (a ball in hand is placed at ``shot.place``),
-    and the result also has ``ruling``; ``next`` then carries the next referee state. In
-    Moscow pyramid's ``remove_ball`` phase nothing is simulated: ``shot.choice`` names the
-    ball the opponent removes (MP-09); nor in snooker's ``foul_choice``, where it is the
-    answer to the foul (SN-68, SN-58, SN-19, SN-50)."""
+    When the position names a game, its referee judges it (:mod:`cuegym.positions.judging`;
+    a game no referee judges raises PositionError naming ``game``): the shot is first
+    checked against the referee state (a ball in hand is placed at ``shot.place``), and the
+    result also has ``ruling``; ``next`` then carries the next referee state. In a phase
+    that takes a choice (Moscow pyramid's ``remove_ball``, MP-09; snooker's ``foul_choice``,
+    SN-68/58/19/50; golf's ``house_choice``, GF-23) nothing is simulated: ``shot.choice``
+    is the answer."""
     import numpy as np
 
     from cuegym.physics import CUSHIONS, KIND_NAMES, OFF_TABLE, POCKETED, POCKETS, get_table, simulate
@@ -92,19 +93,14 @@ def simulate_position(position, shot, max_events: int | None = None) -> dict:
 
     max_events = DEFAULT_MAX_EVENTS if max_events is None else int(max_events)
     prepared = None
-    if _refereed(position):
-        from cuegym.positions import play
+    if position.game is not None:
+        from cuegym.positions import judging
 
-        if position.state is not None and position.state.get("phase") == "remove_ball":
-            ruling, nxt = play.remove_ball(position, shot.choice)
+        judging.files_for(position.game)  # a game no referee judges is refused, naming ``game``
+        if judging.awaits_choice(position):
+            ruling, nxt = judging.choose_position(position, shot.choice)
             return {"events": [], "final": None, "truncated": False, "shot": shot.to_dict(), "ruling": ruling, "next": nxt}
-        if position.state is not None and position.state.get("phase") == "foul_choice":
-            # snooker: the player to play answers a foul (play on, replay, restore after a miss)
-            from cuegym.positions import snooker_play
-
-            ruling, nxt = snooker_play.choose_position(position, shot.choice)
-            return {"events": [], "final": None, "truncated": False, "shot": shot.to_dict(), "ruling": ruling, "next": nxt}
-        prepared = play.prepare(position, shot)  # validates the call, places a ball in hand
+        prepared = judging.prepare(position, shot)  # validates the call, places a ball in hand
     balls = prepared.balls if prepared is not None else position.ball_state()
     args = (get_table(position.table), balls, shot.to_physics(position))
     # the simulator's default log capacity shares compiled code with every other caller;
@@ -149,14 +145,8 @@ def simulate_position(position, shot, max_events: int | None = None) -> dict:
         "next": next_position(position, final),
     }
     if prepared is not None:
-        result["ruling"], result["next"] = play.judge_position(position, prepared, summary, final)
+        result["ruling"], result["next"] = judging.judge_position(position, prepared, summary, final)
     return result
-
-
-def _refereed(position) -> bool:
-    from cuegym.rules import GAMES
-
-    return position.game in GAMES
 
 
 def _xy(p) -> str:

@@ -32,7 +32,6 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from cuegym.tools import coach_words as W
 from cuegym.envs import functional as F
 from cuegym.envs.registry import GAMES
 from cuegym.physics import POCKETS, at_rest, get_spec, get_table, make_shot, simulate
@@ -40,7 +39,9 @@ from cuegym.physics.balls import POCKETED
 from cuegym.positions import Position, PositionError
 from cuegym.rules.base import PHASE_NAMES
 from cuegym.rules.catalogue import CLAUSES, get
+from cuegym.tools import coach_words as W
 
+SUGGEST_FAMILIES = ("russian", "snooker")  # the registry families whose positions suggest plays
 PLACE_GRID = 0.05  # m: two places in hand closer than this are one decision
 
 
@@ -142,7 +143,7 @@ def setup(position: Position) -> Setup:
     base = F.init(env, jax.random.PRNGKey(0))
     xy = np.array([position.balls.get(i, (0.0, 0.0)) for i in ids], float)
     on = np.array([i in position.balls for i in ids], bool)
-    game_state = base.game if game is None else _game_state(position, ids, on, base.game)
+    game_state = base.game if game is None else _game_state(position, base.game)
     state = base._replace(xy=jnp.asarray(xy), on=jnp.asarray(on), game=game_state,
                           last_xy=jnp.asarray(xy), last_on=jnp.asarray(on))
     name = phase_name(task, int(state.game.phase))
@@ -161,13 +162,14 @@ def phase_name(task: str, phase: int) -> str:
     return names[phase] if 0 <= phase < len(names) else str(phase)
 
 
-def _game_state(position: Position, ids, on, like):
+def _game_state(position: Position, like):
     """The position's referee state as the env's game state (dtypes of ``like``)."""
-    if position.game in getattr(F, "SNOOKER_GAMES", ()):
-        from cuegym.positions.snooker_play import state_from_dict
-    else:
-        from cuegym.positions.state import state_from_dict
-    game = state_from_dict(position.state, ids, on)
+    from cuegym.envs.registry import GAMES
+    from cuegym.positions.judging import read_state
+
+    if GAMES[position.game].family not in SUGGEST_FAMILIES:
+        raise PositionError("game", f"suggest cannot read the referee state of {position.game!r} yet")
+    game = read_state(position)
     if jax.tree_util.tree_structure(game) != jax.tree_util.tree_structure(like):
         raise PositionError("game", f"suggest cannot read the referee state of {position.game!r} yet")
     return jax.tree_util.tree_map(lambda b, v: jnp.asarray(v).astype(b.dtype).reshape(b.shape), like, game)
@@ -271,7 +273,7 @@ def rank(position: Position, top: int = 3, noise: float = 1.0, seed: int = 0, bu
         aim = W.aim(start_xy[cue], heading, start_xy, start_on, cue, spec.ball_radius)
         aim["ball"] = ids[aim["ball"]] if aim["ball"] is not None else None
         aim["phi_deg"] = math.degrees(float(pick["shot"][0])) % 360.0
-        built = has_call or target_ball != cue and aim["ball"] == ids[target_ball]
+        built = has_call or (target_ball != cue and aim["ball"] == ids[target_ball])
         action = {
             "cue_ball": ids[cue],
             **{k: float(pick["shot"][i]) for i, k in enumerate(F.SHOT_KEYS)},

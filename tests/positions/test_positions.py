@@ -64,7 +64,7 @@ def test_examples_exist_and_load():
     assert {"break-russian-pyramid.json", "break-shot.json", "snooker-break.json", "snooker-break-shot.json",
             "pot-7.json", "pot-7-shot.json"} <= names
     pairs = {"break-russian-pyramid.json": "break-shot.json", "snooker-break.json": "snooker-break-shot.json",
-             "pot-7.json": "pot-7-shot.json"}
+             "pot-7.json": "pot-7-shot.json", "golf-opening.json": "golf-opening-shot.json"}
     for position_file, shot_file in pairs.items():
         p = load_position(os.path.join(EXAMPLES_DIR, position_file))
         s = load_shot(os.path.join(EXAMPLES_DIR, shot_file), p)
@@ -296,3 +296,68 @@ def test_next_position_omits_gone_balls_and_loads_back():
                    "state": {"to_play": 1}}
     again = parse_position(json.loads(dumps(nxt)))
     assert isinstance(again, Position) and list(again.balls) == ["cue"]
+
+
+# ----------------------------------------------------------------------------- judging
+
+
+def test_game_ids_judged_by_family():
+    """Every position game goes to its family's module; a drill or unknown game is refused naming ``game``."""
+    from cuegym.envs.registry import GAMES, position_games
+    from cuegym.positions import judging
+
+    assert set(judging.judged_games()) == set(position_games())
+    for name, g in GAMES.items():
+        if g.family == "drill":
+            expect_error("game", judging.files_for, name, contains=(repr(name),))
+        else:
+            assert judging.files_for(name) is judging.FAMILY[g.family]
+    expect_error("game", judging.files_for, None)
+    expect_error("game", load_position, {"game": "pot-shot", "table": "pyramid-12ft", "balls": {}})
+
+
+def test_russian_pyramid_state_has_no_owned_balls_or_debt():
+    from cuegym.positions import judging
+
+    base = {"game": "russian-pyramid", "table": "pyramid-12ft", "balls": {"cue": [0.88, 0.4], "7": [0.6, 2.9]}}
+    judging.read_state(load_position({**base, "state": {"scores": [8, 0]}}))
+    owned = load_position({**base, "state": {"owned": {"3": 0}}})
+    expect_error("state.owned", judging.read_state, owned, contains=("points",))
+    debt = load_position({**base, "state": {"debt": [1, 0]}})
+    expect_error("state.debt", judging.read_state, debt, contains=("[0, 0]",))
+
+
+GOLF = {"game": "golf", "table": "snooker-12ft", "balls": {"cue": [0.875, 1.75], "1": [0.875, 2.8]}}
+
+
+def test_golf_state_reads_and_round_trips():
+    from cuegym.positions import golf_play, judging
+
+    p = load_position(os.path.join(EXAMPLES_DIR, "golf-opening.json"))
+    state = judging.read_state(p)
+    assert int(state.num_players) == 2 and int(state.pocket) == 1 and bool(state.opening)
+    data = golf_play.state_to_dict(state, p.ids)
+    again = judging.read_state(load_position({**GOLF, "state": data}))
+    assert golf_play.state_to_dict(again, p.ids) == data
+
+
+@pytest.mark.parametrize(
+    "state, balls, field, contains",
+    [
+        ({"num_players": 7}, None, "state.num_players", ("2..6",)),
+        ({"num_players": 3, "to_play": 3}, None, "state.to_play", ("0..2",)),
+        ({"num_players": 2, "first": 2}, None, "state.first", ("0..1",)),
+        ({"num_players": 3, "strokes": [1, 2]}, None, "state.strokes", ("3 integers",)),
+        ({"next_pocket": [1, 8]}, None, "state.next_pocket.1", ("1..7",)),
+        ({"pocket": 0}, None, "state.pocket", ("1..6",)),
+        ({"phase": "foul_choice"}, None, "state.phase", ("house_choice",)),
+        ({"choices": ["left"]}, None, "state.choices", ("rear_spot",)),
+        ({"sheet": []}, None, "state.sheet", ("num_players",)),
+        ({"to_play": 0}, {"cue": [0.875, 1.75], "1": [0.875, 2.8], "2": [0.5, 2.0]}, "balls.2", ("'2'", "AMB-48")),
+    ],
+)
+def test_golf_state_errors_name_the_field(state, balls, field, contains):
+    from cuegym.positions import judging
+
+    p = load_position({**GOLF, "state": state, **({"balls": balls} if balls else {})})
+    expect_error(field, judging.read_state, p, contains=contains)

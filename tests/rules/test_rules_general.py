@@ -18,7 +18,7 @@ import pytest
 from cuegym.physics import OFF_TABLE, POCKETED, STATIONARY, at_rest, get_spec, get_table, make_shot, simulate
 from cuegym.physics import events as ev
 from cuegym.physics.racks import RUSSIAN_PYRAMID_ORDER, pyramid_rack
-from cuegym.positions import PositionError, load_position, load_shot, play
+from cuegym.positions import PositionError, judging, load_position, load_shot
 from cuegym.rules import base, catalogue, moscow_pyramid, russian, russian_pyramid
 from cuegym.rules.base import IN_HAND_HOUSE, LAG, NORMAL, clause_ids, declare
 
@@ -472,7 +472,7 @@ def test_RU_GEN_58_after_a_rebuild_a_lag_then_play_from_the_house():
         "state": {"to_play": int(nxt.to_play), "phase": "lag"},
     })
     with pytest.raises(PositionError) as info:
-        play.prepare(position, load_shot({"phi": 0.0, "speed": 1.0, "place": [0.8875, 0.5], "call": {"ball": "3", "pocket": "FL"}}, position))
+        judging.prepare(position, load_shot({"phi": 0.0, "speed": 1.0, "place": [0.8875, 0.5], "call": {"ball": "3", "pocket": "FL"}}, position))
     assert info.value.field == "state.phase"
     # the lag: player 1 wins and plays from hand in the house
     winner, _ = judge_lag(lag(LEFT, speed=1.4), lag(RIGHT, speed=1.6))

@@ -22,14 +22,18 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
+from cuegym.envs.registry import position_games
 from cuegym.physics import at_rest, get_spec
 from cuegym.physics.balls import OFF_TABLE, POCKETED
 from cuegym.physics.summary import start_summary
 from cuegym.positions import check_layout
-from cuegym.rules import GAMES, declare
+from cuegym.rules import declare
 from cuegym.rules.base import FRAME_OVER, IN_HAND_HOUSE, IN_HAND_REAR, LAG, REMOVE_BALL
 from cuegym.rules.catalogue import code
 from cuegym.rules.russian_pyramid import VALUES
+
+GAMES = {name: g.referee for name, g in position_games().items() if g.family in ("russian", "snooker")}
+"""The referees these properties cover (golf has its own tests)."""
 
 SPEC = get_spec("pyramid-12ft")
 R = SPEC.ball_radius

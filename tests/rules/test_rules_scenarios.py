@@ -2,7 +2,7 @@
 
 A scenario is a position file, a shot file and the ruling the catalogue demands. The shot is
 simulated by the physics unless the scenario gives ``events`` (a short event list, for cases
-a physical shot would make awkward; see ``cuegym.positions.play.summary_from_events``). Fields:
+a physical shot would make awkward; see ``cuegym.positions.judging.summary_from_events``). Fields:
 
 * ``position``, ``shot``: as the position and shot files (docs/rules.md) (``shot.call``, ``place``, ``choice``,
   ``inject``); ``events`` and ``final`` (optional, synthetic summary).
@@ -28,15 +28,15 @@ FILES = sorted(ROOT.glob("*/*.json"))
 
 
 def run_scenario(data):
-    from cuegym.positions import play
+    from cuegym.positions import judging
     from cuegym.tools.cli import simulate_position
 
     position = load_position(data["position"])
     shot = load_shot(data["shot"], position)
     if "events" in data:
-        prepared = play.prepare(position, shot)
-        summary, final = play.summary_from_events(position, prepared, shot.phi, data["events"], data.get("final"))
-        return play.judge_position(position, prepared, summary, final)
+        prepared = judging.prepare(position, shot)
+        summary, final = judging.summary_from_events(position, prepared, shot.phi, data["events"], data.get("final"))
+        return judging.judge_position(position, prepared, summary, final)
     result = simulate_position(position, shot)
     assert not result["truncated"]
     return result["ruling"], result["next"]

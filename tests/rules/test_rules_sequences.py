@@ -7,7 +7,7 @@ Expected scores are worked out from the catalogue by hand in each test.
 
 import numpy as np
 
-from cuegym.positions import load_position, load_shot, play
+from cuegym.positions import judging, load_position, load_shot
 from cuegym.tools.cli import simulate_position
 
 REAR_SPOT = [0.8875, 2.6625]
@@ -23,9 +23,9 @@ def stroke(position, shot, events=None, final=None):
         result = simulate_position(pos, sh)
         assert not result["truncated"]
         return result["ruling"], result["next"]
-    prepared = play.prepare(pos, sh)
-    summary, fin = play.summary_from_events(pos, prepared, sh.phi, events, final)
-    return play.judge_position(pos, prepared, summary, fin)
+    prepared = judging.prepare(pos, sh)
+    summary, fin = judging.summary_from_events(pos, prepared, sh.phi, events, final)
+    return judging.judge_position(pos, prepared, summary, fin)
 
 
 def pot(ball, pocket, cue="cue"):

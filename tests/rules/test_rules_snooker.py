@@ -4,7 +4,7 @@ incoming player's choices after a foul, multi-stroke sequences, jit/vmap, and th
 
 Everything here reuses one compiled judge (snooker-12ft, 22 balls, from
 ``cuegym.positions.snooker_play``) and one compiled ``sight`` per call pattern; strokes are
-event summaries (``play.summary_from_events``), so no physics is compiled.
+event summaries (``judging.summary_from_events``), so no physics is compiled.
 """
 
 import functools
@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from cuegym.physics import get_spec
-from cuegym.positions import PositionError, load_position, load_shot, play, snooker_play
+from cuegym.positions import PositionError, judging, load_position, load_shot, snooker_play
 from cuegym.rules import snooker as sn
 from cuegym.rules.base import clause_ids
 from cuegym.rules.snooker_respot import spots
@@ -122,9 +122,9 @@ def stroke(position, shot, events, final=None):
     """(ruling dict, next position dict, ruling, prepared) for an event-summary stroke."""
     position = load_position(position)
     shot = load_shot(shot, position)
-    prepared = play.prepare(position, shot)
-    summary, fin = play.summary_from_events(position, prepared, shot.phi, events, final)
-    ruling, nxt = play.judge_position(position, prepared, summary, fin)
+    prepared = judging.prepare(position, shot)
+    summary, fin = judging.summary_from_events(position, prepared, shot.phi, events, final)
+    ruling, nxt = judging.judge_position(position, prepared, summary, fin)
     return ruling, nxt
 
 
@@ -255,8 +255,8 @@ def _judge():
 def _inputs(position, shot, events, final=None):
     position = load_position(position)
     shot = load_shot(shot, position)
-    prepared = play.prepare(position, shot)
-    summary, fin = play.summary_from_events(position, prepared, shot.phi, events, final)
+    prepared = judging.prepare(position, shot)
+    summary, fin = judging.summary_from_events(position, prepared, shot.phi, events, final)
     return prepared.state, prepared.decl, summary, jnp.asarray(prepared.xy), jnp.asarray(prepared.on), fin
 
 
@@ -315,7 +315,7 @@ def test_vmapped_batch_equals_one_by_one():
 
 def test_SN_01_snooker_is_played_on_the_12ft_table():
     assert SPEC.name == "snooker-12ft"
-    assert play.referee(load_position(P({"cue": [0.875, 0.6]}))) is sn
+    assert judging.referee(load_position(P({"cue": [0.875, 0.6]}))) is sn
 
 
 def test_SN_02_playing_surface_3500_by_1750():
@@ -391,7 +391,7 @@ def PA(balls, **state):
 
 
 def test_AS_01_american_snooker_is_snooker_with_american_rules():
-    assert play.referee(load_position(PA({"cue": [0.875, 0.6]}))) is asn
+    assert judging.referee(load_position(PA({"cue": [0.875, 0.6]}))) is asn
     assert not asn.VARIANT.extras and asn.VARIANT.after_contact and asn.VARIANT.flat_penalty == 7
 
 

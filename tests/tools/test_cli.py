@@ -14,14 +14,16 @@ import types
 
 import pytest
 
-from cuegym.tools import cli
+from cuegym.envs.registry import GAMES
 from cuegym.physics import CUSHIONS, KIND_NAMES, POCKETS
 from cuegym.positions import EXAMPLES_DIR, load_position
+from cuegym.tools import cli
 
 EXAMPLES = {
     "pot-7": ("pot-7.json", "pot-7-shot.json"),
     "break": ("break-russian-pyramid.json", "break-shot.json"),
     "snooker": ("snooker-break.json", "snooker-break-shot.json"),
+    "golf": ("golf-opening.json", "golf-opening-shot.json"),
 }
 TIMEOUT = 600
 
@@ -114,6 +116,42 @@ def test_break_hits_the_apex_first(example_runs):
     first = next(e for e in result["events"] if e["kind"] == "ball")
     assert first["balls"] == ["cue", "4"]
     assert result["next"]["game"] == "russian-pyramid"
+
+
+def test_golf_position_gets_a_golf_ruling(example_runs):
+    """A golf position is judged by the golf referee: the opening stroke's ruling and state."""
+    result = json.loads(example_runs["golf"][0])
+    ruling = result["ruling"]
+    assert not ruling["foul"] and ruling["points"] == [1, 0] and ruling["scores"] == [1, 0]
+    assert "GF-09" in ruling["clauses"] and ruling["strokes"] == [1, 0] and ruling["pocket"] == 1
+    state = result["next"]["state"]
+    assert state["phase"] == "normal" and state["strokes"] == [1, 0] and state["num_players"] == 2
+
+
+def test_golf_pretty(capsys):
+    code = cli.main(["simulate", ex("golf-opening.json"), "--shot", ex("golf-opening-shot.json"), "--pretty"])
+    out = capsys.readouterr().out
+    assert code == 0 and "ruling: no foul" in out and "GF-09" in out
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_every_registry_game_is_judged_or_refused(capsys, game):
+    """Every game id is judged by its referee, or refused with exit 2 naming ``game``."""
+    from cuegym.positions import judging
+
+    g = GAMES[game]
+    data = {"game": game, "table": g.table, "balls": {(g.balls or ("cue",))[0]: [0.875, 0.5]}}
+    if g.family == "drill":
+        code = cli.main(["simulate", json.dumps(data), "--shot", '{"speed": 1}'])
+        captured = capsys.readouterr()
+        assert code == 2 and captured.out == ""
+        assert_one_error(captured.err, "game")
+    else:
+        assert judging.judged(game)
+        position = load_position(data)
+        assert judging.files_for(game) is judging.FAMILY[g.family]
+        assert judging.referee(position) is g.referee
+        assert judging.read_state(position) is not None
 
 
 def test_next_position_chains(example_runs, tmp_path):

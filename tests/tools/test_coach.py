@@ -19,11 +19,11 @@ import zlib
 import numpy as np
 import pytest
 
-from cuegym.tools import cli, coach
-from cuegym.tools import coach_words as W
 from cuegym.physics import POCKETS, get_spec, get_table
 from cuegym.physics.strike import squirt_angle
 from cuegym.rules.catalogue import get
+from cuegym.tools import cli, coach
+from cuegym.tools import coach_words as W
 
 TABLE = "pyramid-12ft"
 SPEC = get_spec(TABLE)
@@ -256,8 +256,8 @@ def _png_size(data: bytes):
 
 @pytest.mark.parametrize("ext", ["svg", "png", "html"])
 def test_picture_files(ext, straight, straight_file, tmp_path, capsys):
-    from cuegym.positions import load_position
     from cuegym.envs.render import frame
+    from cuegym.positions import load_position
 
     path = tmp_path / f"out.{ext}"
     data = coach.picture(load_position(STRAIGHT), straight, ext)

@@ -1,13 +1,13 @@
-"""Judging a position file and a shot file: the glue between ``cuegym.positions``, the
-physics and a game's referee, used by ``cuegym simulate`` and the rule scenarios.
+"""Russian billiards position files (Russian pyramid, Americanka, Moscow pyramid): the
+shot's checks against the referee state, the ruling and the next position, judged by the
+game's referee of :mod:`cuegym.rules` (the state as JSON is :mod:`cuegym.positions.state`).
 
 * :func:`prepare` validates the declaration against the position and the referee state
   (ball in hand placed in the house, call of a ball on the table, ...) and gives the layout
   the stroke starts from.
 * :func:`judge_position` rules on a simulated stroke and returns the ruling and the next
   position file (with the referee state), so a frame can be replayed from files.
-* :func:`summary_from_events` builds a :class:`~cuegym.physics.ShotSummary` from a short
-  list of events, for rule scenarios a physical shot would make awkward to set up.
+* :func:`choose_position`: Moscow pyramid's ``remove_ball`` phase (MP-09).
 
 The referee functions are jitted once per game and table (the spec is static).
 """
@@ -15,45 +15,46 @@ The referee functions are jitted once per game and table (the spec is static).
 from __future__ import annotations
 
 import functools
-from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from cuegym.physics import CUSHIONS, POCKETS, at_rest, get_spec
-from cuegym.physics import events as ev
-from cuegym.physics.simulate import update_summary
-from cuegym.physics.summary import start_summary
-from cuegym.positions import PositionError, Position, rounded
-from cuegym.rules import GAMES
-from cuegym.rules import russian as ru
-from cuegym.rules.base import FRAME_OVER, IN_HAND_HOUSE, IN_HAND_REAR, LAG, PHASE_NAMES, REMOVE_BALL
+from cuegym.envs.registry import GAMES
+from cuegym.physics import POCKETS, at_rest, get_spec
+from cuegym.positions import Position, PositionError, rounded
 from cuegym.positions.state import (
+    Prepared,
     declaration_from_shot,
     parse_inject,
     ruling_to_dict,
     state_from_dict,
     state_to_dict,
 )
-
-
-SNOOKER_GAMES = ("snooker", "american-snooker")  # games judged by cuegym.positions.snooker_play (own state and phases)
-
-
-class Prepared(NamedTuple):
-    game: object  # the referee module
-    state: object  # GameState
-    decl: object  # Declaration
-    balls: object  # BallState the stroke starts from (ball in hand placed)
-    xy: np.ndarray  # (N, 2)
-    on: np.ndarray  # (N,)
+from cuegym.rules import russian as ru
+from cuegym.rules.base import FRAME_OVER, IN_HAND_HOUSE, IN_HAND_REAR, LAG, PHASE_NAMES, REMOVE_BALL
 
 
 def referee(position: Position):
-    if position.game not in GAMES:
-        raise PositionError("game", f"no referee for {position.game!r} yet; games with one: {', '.join(GAMES)}")
-    return GAMES[position.game]
+    """The referee module of ``position``'s game (its registry entry's ``referee``)."""
+    found = GAMES.get(position.game)
+    if found is None or found.family != "russian":
+        raise PositionError("game", f"{position.game!r} is not a Russian billiards game")
+    return found.referee
+
+
+def read_state(position: Position):
+    """The referee state of ``position``; PositionError naming the field for a state the
+    game cannot reach: Russian pyramid scores points, so it has no ``owned`` balls and no
+    ``debt`` (RP-05)."""
+    data = position.state or {}
+    if position.game == "russian-pyramid":
+        if data.get("owned"):
+            raise PositionError("state.owned", "Russian pyramid credits no balls to players (it scores points): "
+                                               "leave owned out or {}")
+        if any(data.get("debt") or ()):
+            raise PositionError("state.debt", "Russian pyramid has no ball debt: [0, 0] or leave it out")
+    return state_from_dict(position.state, position.ids, position.on_table())
 
 
 def prepare(position: Position, shot) -> Prepared:
@@ -65,13 +66,9 @@ def prepare(position: Position, shot) -> Prepared:
     call (RP-09).
     """
     game = referee(position)
-    if game.GAME in SNOOKER_GAMES:  # snooker has its own state, phases and declarations
-        from cuegym.positions import snooker_play
-
-        return snooker_play.prepare(position, shot)
     ids = position.ids
     xy, on = position.xy(), position.on_table()
-    state = state_from_dict(position.state, ids, on)
+    state = read_state(position)
     phase = int(state.phase)
     if phase == FRAME_OVER:
         raise PositionError("state.phase", "the frame is over; start a new position to play on")
@@ -93,8 +90,8 @@ def prepare(position: Position, shot) -> Prepared:
         if place is None:
             raise PositionError("shot.place", "the cue ball is in hand: give its place [x, y] in the house")
         place = np.asarray(place, float)
-        region = "the house (y < %.4f m)" % spec.head_line if phase == IN_HAND_HOUSE else \
-            "the temporary house at the rear (y > %.4f m)" % (spec.length - spec.head_line)
+        region = f"the house (y < {spec.head_line:.4f} m)" if phase == IN_HAND_HOUSE else \
+            f"the temporary house at the rear (y > {spec.length - spec.head_line:.4f} m)"
         ok = bool(ru.placement_ok(spec, jnp.asarray(phase), jnp.asarray(xy), jnp.asarray(on), cue, jnp.asarray(place)))
         if not ok:
             raise PositionError("shot.place", f"{place.tolist()} is not a legal place for the ball in hand: it must be on "
@@ -130,7 +127,7 @@ def _americanka_in_hand(state, on, break_ball: int, named: int) -> int:
 
 @functools.lru_cache(maxsize=None)
 def _judge(game_name: str, spec):
-    return jax.jit(functools.partial(GAMES[game_name].judge, spec))
+    return jax.jit(functools.partial(GAMES[game_name].referee.judge, spec))
 
 
 @functools.lru_cache(maxsize=None)
@@ -154,23 +151,19 @@ def next_position_dict(position: Position, ruling, state) -> dict:
 
 def judge_position(position: Position, prepared: Prepared, summary, final) -> tuple[dict, dict]:
     """Rule on a stroke: ``(ruling, next position)`` as JSON-ready dicts."""
-    if position.game in SNOOKER_GAMES:
-        from cuegym.positions import snooker_play
-
-        return snooker_play.judge_position(position, prepared, summary, final)
     spec = get_spec(position.table)
     judge = _judge(position.game, spec)
     ruling, state = judge(prepared.state, prepared.decl, summary, jnp.asarray(prepared.xy), jnp.asarray(prepared.on), final)
     return ruling_to_dict(ruling, position.ids), next_position_dict(position, ruling, state)
 
 
-def remove_ball(position: Position, choice: str | None) -> tuple[dict, dict]:
+def choose_position(position: Position, choice: str | None) -> tuple[dict, dict]:
     """Moscow pyramid, phase ``remove_ball``: the named object ball is taken off (MP-09)."""
     if position.game != "moscow-pyramid":
         raise PositionError("game", "only Moscow pyramid has a ball to remove")
     ids = position.ids
     xy, on = position.xy(), position.on_table()
-    state = state_from_dict(position.state, ids, on)
+    state = read_state(position)
     if int(state.phase) != REMOVE_BALL:
         raise PositionError("state.phase", f"no ball to remove in phase {PHASE_NAMES[int(state.phase)]!r}")
     if choice is not None and (choice not in ids or choice == "cue" or not on[ids.index(choice)]):
@@ -178,58 +171,3 @@ def remove_ball(position: Position, choice: str | None) -> tuple[dict, dict]:
     k = ids.index(choice) if choice is not None else -1
     ruling, state = _choose(get_spec(position.table))(state, jnp.asarray(xy), jnp.asarray(on), jnp.asarray(k, jnp.int32))
     return ruling_to_dict(ruling, ids), next_position_dict(position, ruling, state)
-
-
-def summary_from_events(position: Position, prepared: Prepared, phi: float, events: list, final: dict | None = None):
-    """A ShotSummary and final BallState from a scenario's event list.
-
-    ``events``: in time order (event k happens at t = k + 1 s), each one of
-    ``{"kind": "ball", "balls": [a, b]}``, ``{"kind": "cushion", "balls": [a], "cushion":
-    name}``, ``{"kind": "jaw", "balls": [a], "pocket": name}``, ``{"kind": "pocket",
-    "balls": [a], "pocket": name}``, ``{"kind": "off_table", "balls": [a]}``,
-    ``{"kind": "cross", "balls": [a]}`` (the ball's centre crosses the halfway line) or
-    ``{"kind": "follow"}`` (the struck ball enters the close-ball penalty zone).
-    ``final``: {ball id: [x, y]} final centres of balls that moved (others stay put).
-    """
-    ids = position.ids
-    spec = get_spec(position.table)
-    balls = prepared.balls
-    struck = int(prepared.decl.struck)
-    summ = start_summary(balls, struck, phi, False, spec.ball_radius)
-    n = len(ids)
-    state = np.asarray(balls.state).copy()
-    xy = np.asarray(balls.r)[:, :2].copy()
-    for k, e in enumerate(events):
-        t = float(k + 1)
-        kind = e["kind"]
-        who = [ids.index(b) for b in e.get("balls", [])]
-        if kind == "cross":
-            i = who[0]
-            summ = summ._replace(crossed_centre=summ.crossed_centre.at[i].set(True),
-                                 cross_t=summ.cross_t.at[i].set(jnp.minimum(summ.cross_t[i], t)))
-            continue
-        if kind == "follow":
-            summ = summ._replace(follow=jnp.asarray(True))
-            continue
-        code = {"ball": ev.BALL, "cushion": ev.CUSHION, "jaw": ev.JAW, "pocket": ev.POCKET, "off_table": ev.OFF_TABLE_EV}[kind]
-        if kind == "ball":
-            other = who[1]
-        elif kind == "cushion":
-            other = CUSHIONS.index(e["cushion"])
-        elif kind in ("jaw", "pocket"):
-            other = POCKETS.index(e["pocket"])
-        else:
-            other = -1
-        i = who[0]
-        if kind == "pocket":
-            state[i] = 5
-        if kind == "off_table":
-            state[i] = 6
-        b = balls._replace(state=jnp.asarray(state))
-        summ = update_summary(summ, jnp.asarray(code), jnp.asarray(i), jnp.asarray(other), jnp.asarray(t), b)
-    for ball, p in (final or {}).items():
-        xy[ids.index(ball)] = p
-    r = np.zeros((n, 3))
-    r[:, :2] = xy
-    final_balls = balls._replace(r=jnp.asarray(r), v=jnp.zeros((n, 3)), w=jnp.zeros((n, 3)), state=jnp.asarray(state))
-    return summ._replace(end_t=jnp.asarray(float(len(events) + 1))), final_balls
