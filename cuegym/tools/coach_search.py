@@ -2,24 +2,13 @@
 state, the search's candidates ranked, and each suggestion played again under noise and
 once without it.
 
-1. The position's ``game`` names the :class:`~cuegym.envs.functional.FuncEnv` task (its
-   ``table`` the table); a position without a game holding exactly the cue ball and one
-   object ball is the ``pot-shot`` task (any pot, no referee). The referee state is read as
-   ``cuegym simulate`` reads it.
-2. :meth:`cuegym.agents.search.SearchAgent.search_candidates` scores C candidates a round
-   (ghost-ball pots exactly and varied, random strokes), each played S times under the
-   noise, by referee points plus the value of the position left. Candidates are grouped by
-   what the player decides (struck ball, called / aimed ball and pocket, a ball in hand's
-   place to 5 cm, the ball given back) and the best of each group by the search's value is
-   kept; the ``top`` best groups are the suggestions.
-3. The suggestions are played again on the same C x S lanes (the search's compiled
-   programs, :meth:`~cuegym.agents.search.SearchAgent.evaluate`), lane l playing
-   suggestion ``(l // S) mod K``, with fresh noise draws: about C x S / K replays each
-   instead of the search's S. They are ranked by the replays' value, and the success
-   probability, the expected points, the failures and the cue ball's finishing positions
-   are read from the replays, not from the search's draws (which chose the strokes and so
-   flatter them). Then once more with the noise off: the noise-free ruling and finish, and
-   the paths (:func:`cuegym.envs.render.stroke_paths`).
+The position's ``game`` names the env task (a position without one, holding the cue ball
+and one object ball, is the ``pot-shot`` task); the referee state is read as ``cuegym
+simulate`` reads it. :meth:`cuegym.agents.search.SearchAgent.search_candidates` scores the
+candidates, grouped by what the player decides; the best groups are replayed with fresh
+noise on the search's lanes, ranked by the replays (the search's own draws chose the
+strokes and so flatter them), and played once without noise for the ruling, the finish and
+the paths. The method and its figures: docs/coach.md, "How the strokes are found".
 """
 
 from __future__ import annotations
