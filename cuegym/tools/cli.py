@@ -1,4 +1,4 @@
-"""The ``cuegym`` command line (DESIGN.md §6).
+"""The ``cuegym`` command line (README "Command line"; position files: docs/rules.md).
 
 ``cuegym simulate POSITION --shot SHOT`` strikes a shot on a position and prints what
 happened as JSON: ``events`` (each with ``t``, ``kind``, ``balls``, ``pos`` and ``vel`` of
@@ -19,6 +19,7 @@ import argparse
 import importlib
 import sys
 
+from cuegym import compile_log
 from cuegym._cache import enable_compilation_cache
 
 EXIT_BAD_INPUT = 2
@@ -242,6 +243,7 @@ def main(argv: list[str] | None = None) -> int:
 
     argv = list(sys.argv[1:] if argv is None else argv)
     enable_compilation_cache()
+    compile_log.show()  # a first call that compiles says so (docs/architecture.md, "Compiled programs")
     if argv and argv[0] == "bench":  # forwarded untouched, --help included
         return _cmd_bench(argv[1:])
     args = build_parser().parse_args(argv)

@@ -75,4 +75,4 @@ def test_the_drill_passes_the_shipped_api_test(stop_drill):
     from cuegym.api_test import api_test
 
     # processes=False: a fresh interpreter would not have this run-time registration
-    api_test(stop_drill.env_id, num_lanes=4, max_steps=2, vector_steps=2, processes=False, render=False)
+    api_test(stop_drill.env_id, num_lanes=1, max_steps=2, vector_steps=2, processes=False, render=False)
