@@ -38,6 +38,11 @@ def stop_drill(tmp_path_factory):
             exec(compile(entry, str(DOC), "exec"), {})
         yield registry.game("stop-drill")
     finally:
+        # the worker's other tests see the built-in games only
+        drill = registry.GAMES.pop("stop-drill", None)
+        if drill is not None:
+            registry.BY_ID.pop(drill.env_id, None)
+            gym.registry.pop(drill.env_id, None)
         sys.path.remove(str(folder))
 
 
