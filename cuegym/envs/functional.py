@@ -369,6 +369,16 @@ def ghost_lag_speed(spec) -> float:
     return v_ball / ratio
 
 
+def ghost_lag(spec, player):
+    """(traced) The ghost's lag stroke for ``player`` (): ``place`` (2,) [m], the middle of
+    the player's half of the house, and ``shot`` (5,), straight up the table at
+    :func:`ghost_lag_speed` with natural roll."""
+    lo, hi = lag_region(spec, player)
+    place = jnp.stack([(lo[0] + hi[0]) / 2, jnp.asarray(spec.head_line / 2)])
+    shot = jnp.asarray([jnp.pi / 2, ghost_lag_speed(spec), 0.0, GHOST_LAG_B, 0.0])
+    return place, shot
+
+
 # ----------------------------------------------------------------------------- stroke
 
 

@@ -180,9 +180,7 @@ def ghost_action(env: F.FuncEnv, state: F.EnvState) -> dict:
     choice = jnp.where(phase == REMOVE_BALL, jnp.argmin(near), j)
     # the lag
     lag = phase == LAG
-    lo, hi = F.lag_region(spec, g.to_play)
-    lag_place = jnp.stack([(lo[0] + hi[0]) / 2, jnp.asarray(spec.head_line / 2)])
-    lag_shot = jnp.asarray([jnp.pi / 2, F.ghost_lag_speed(spec), 0.0, F.GHOST_LAG_B, 0.0])
+    lag_place, lag_shot = F.ghost_lag(spec, g.to_play)
     return {
         "shot": jnp.where(lag, lag_shot, shot),
         "place": jnp.where(lag, lag_place, spot),

@@ -289,9 +289,7 @@ def ghost_action(env, state: F.EnvState) -> dict:
     speed = jnp.where(found, pot.speed[0, j, p], 2.5)
     shot = jnp.stack([jnp.mod(phi, 2 * jnp.pi), speed, 0.0, F.GHOST_DRAW, 0.0])
     lag = g.phase == LAG
-    lo, hi = F.lag_region(spec, g.to_play)
-    lag_place = jnp.stack([(lo[0] + hi[0]) / 2, jnp.asarray(spec.head_line / 2)])
-    lag_shot = jnp.asarray([jnp.pi / 2, F.ghost_lag_speed(spec), 0.0, F.GHOST_LAG_B, 0.0])
+    lag_place, lag_shot = F.ghost_lag(spec, g.to_play)
     return {
         "shot": jnp.where(lag, lag_shot, shot),
         "place": jnp.where(lag, lag_place, spot),
