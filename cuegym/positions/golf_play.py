@@ -26,7 +26,7 @@ import numpy as np
 
 from cuegym.physics import at_rest, get_spec
 from cuegym.positions import Position, PositionError, rounded
-from cuegym.positions.state import Prepared, ruling_to_dict
+from cuegym.positions.state import Prepared, open_choice, ruling_to_dict
 from cuegym.rules import golf as gf
 from cuegym.rules import pool
 from cuegym.rules.base import FRAME_OVER, IN_HAND_HOUSE, NORMAL
@@ -215,11 +215,7 @@ def choose_position(position: Position, choice: str | None) -> tuple[dict, dict]
     ids = position.ids
     xy, on = position.xy(), position.on_table()
     state = read_state(position)
-    if int(state.phase) != gf.HOUSE_CHOICE:
-        raise PositionError("state.phase", f"no choice to make in phase {gf.GOLF_PHASE_NAMES[int(state.phase)]!r}")
-    open_ = [name for k, name in enumerate(gf.CHOICE_NAMES) if int(state.choices) >> k & 1]
-    if choice not in open_:
-        raise PositionError("shot.choice", f"{choice!r} is not open; one of {', '.join(open_)}")
+    index = open_choice(state, gf.HOUSE_CHOICE, gf.GOLF_PHASE_NAMES, gf.CHOICE_NAMES, choice)
     ruling, state = _choose(get_spec(position.table))(state, jnp.asarray(xy), jnp.asarray(on),
-                                                      jnp.asarray(gf.CHOICE_NAMES.index(choice), jnp.int32))
+                                                      jnp.asarray(index, jnp.int32))
     return ruling_dict(ruling, ids, int(state.num_players)), _next(position, ruling, state)

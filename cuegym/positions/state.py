@@ -205,3 +205,15 @@ def ruling_to_dict(ruling, ids: tuple[str, ...]) -> dict:
         "winner": winner if winner >= 0 else None,
         "debt": [int(x) for x in np.asarray(ruling.debt)],
     }
+
+
+def open_choice(state, phase: int, phase_names, choice_names, choice) -> int:
+    """The index of ``choice`` in ``choice_names`` when ``state`` is in ``phase`` and bit k of
+    ``state.choices`` opens ``choice_names[k]``; PositionError naming ``state.phase`` (no
+    choice to make) or ``shot.choice`` (not an open option) otherwise."""
+    if int(state.phase) != phase:
+        raise PositionError("state.phase", f"no choice to make in phase {phase_names[int(state.phase)]!r}")
+    open_ = [name for k, name in enumerate(choice_names) if int(state.choices) >> k & 1]
+    if choice not in open_:
+        raise PositionError("shot.choice", f"{choice!r} is not open; one of {', '.join(open_)}")
+    return choice_names.index(choice)
