@@ -7,7 +7,7 @@ docs/architecture.md the layers.
 """
 
 __version__ = "0.1.0"
-__all__ = ["ENV_IDS", "ENV_TASKS", "GAMES", "__version__"]
+__all__ = ["ENV_IDS", "ENV_TASKS", "GAMES", "__version__", "make_async"]
 
 from cuegym import _cache
 from cuegym.envs import registry
@@ -20,3 +20,11 @@ ENV_TASKS = {g.env_id: g.name for g in GAMES.values()}
 
 
 registry.register_builtins()
+
+
+def make_async(env_id: str, num_envs: int, batch_size: int | None = None, seed: int | None = None, **options):
+    """The asynchronous vector env of ``env_id`` (EnvPool's interface: ``async_reset``,
+    ``send``, ``recv``, ``step``): :func:`cuegym.envs.async_env.make_async`."""
+    from cuegym.envs.async_env import make_async as make  # the env layer, imported on first use
+
+    return make(env_id, num_envs, batch_size, seed, **options)

@@ -6,7 +6,7 @@ played with random legal decisions by the jitted, vmapped program of :func:`F.ba
 masks and that a finished frame steps as a no-op. The Gymnasium shell: Gymnasium's own
 ``check_env``, the action and option guards, seeding (the same seed gives the same bytes,
 also in a fresh process) and the vector env, whose sub-env ``i`` seeded ``s`` is the twin of
-the single env seeded ``s + i``. A failure raises AssertionError naming the id, the step and
+the single env seeded ``s + i``, and so is table ``i`` of the asynchronous pool. A failure raises AssertionError naming the id, the step and
 the field. docs/envs.md ("Checking an env") shows how to run it; tests/envs/test_api.py runs
 it for every registered id.
 """
@@ -23,7 +23,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-import cuegym  # noqa: F401  (registers the ids)
+import cuegym  # registers the ids; make_async
 from cuegym.envs import functional as F
 from cuegym.envs.gym_env import observation_space
 from cuegym.envs.registry import game
@@ -41,11 +41,13 @@ def api_test(env_id: str, num_lanes: int = 64, max_steps: int = 8, seed: int = 0
     """Every check of this module on ``env_id``: :func:`check_functional` (``num_lanes``
     tables, up to ``max_steps`` decisions), :func:`check_gymnasium`, :func:`check_seeding`
     (``processes``: also in a fresh Python process) and :func:`check_vector` (a vector env
-    of ``num_lanes`` over ``vector_steps`` steps against as many single envs)."""
+    of ``num_lanes`` over ``vector_steps`` steps against as many single envs) and
+    :func:`check_async` (the asynchronous pool of ``cuegym.make_async``)."""
     check_functional(env_id, num_lanes=num_lanes, max_steps=max_steps, seed=seed)
     check_gymnasium(env_id, seed=seed, render=render)
     check_seeding(env_id, seed=seed, processes=processes)
     check_vector(env_id, num_envs=num_lanes, steps=vector_steps, seed=seed)
+    check_async(env_id, seed=seed)
 
 
 def fail(env_id: str, where: str, field: str, what: str):
@@ -281,11 +283,12 @@ def _compare_steps(env_id: str, where: str, got: tuple, want: tuple) -> None:
             fail(env_id, where, f"info[{key!r}]", f"{got[-1].get(key)!r} != {want[-1].get(key)!r}")
 
 
-def play(env_id: str, seed: int, steps: int) -> list:
-    """A seeded rollout of the single env with seeded random actions: ``steps`` tuples
-    (obs the action was taken in, action, (obs, reward, terminated, truncated, info) after
-    it); after an episode ends the next obs is a ``reset()``'s."""
-    env = gym.make(env_id)
+def play(env_id: str, seed: int, steps: int, **options) -> list:
+    """A seeded rollout of the single env (``options`` passed to ``gymnasium.make``) with
+    seeded random actions: ``steps`` tuples (obs the action was taken in, action, (obs,
+    reward, terminated, truncated, info) after it); after an episode ends the next obs is a
+    ``reset()``'s."""
+    env = gym.make(env_id, **options)
     env.action_space.seed(seed)
     obs, _ = env.reset(seed=seed)
     out = []
@@ -416,3 +419,88 @@ def check_vector(env_id: str, num_envs: int = 64, steps: int = 6, seed: int = 20
                                ("truncated", bool(trunc), t_trunc)):
                 if not same(x, y):
                     fail(env_id, where, name, f"{x!r} != {y!r}")
+
+
+# ----------------------------------------------------------------------------- asynchronous pool
+
+
+def play_async(env_id: str, seed: int, steps: int, num_envs: int, batch_size: int, **options) -> list:
+    """The rollouts of the tables of ``cuegym.make_async(env_id, num_envs, batch_size,
+    seed, **options)``, as :func:`play_vector` gives them, with each step's opponent
+    strokes last: table i draws its actions from a space seeded ``seed + i``; a table whose
+    episode ended is sent an ignored action (its reset, not counted). Every table handed
+    back is sent its next action until each has played ``steps``; tables come back in
+    whatever order their strokes end."""
+    env = cuegym.make_async(env_id, num_envs, batch_size, seed=seed, **options)
+    spaces = [copy.deepcopy(env.single_action_space) for _ in range(num_envs)]
+    for i, space in enumerate(spaces):
+        space.seed(seed + i)
+    idle = plain_action(gym.make(env_id))  # what a table dealt again is sent (ignored)
+    out = [[] for _ in range(num_envs)]
+    before, sent = {}, {}
+    env.async_reset()
+    while min(map(len, out)) < steps:
+        obs, r, term, trunc, info = env.recv()
+        ids = info["env_id"]
+        if len(set(ids.tolist())) != len(ids) or len(ids) != batch_size:
+            fail(env_id, "recv", "info['env_id']", f"{ids.tolist()}: want {batch_size} distinct tables")
+        actions = []
+        for k, i in enumerate(ids.tolist()):
+            ended = False
+            if i in sent:
+                out[i].append((before[i], sent.pop(i), r[k], term[k], trunc[k], info["opponent_strokes"][k]))
+                ended = bool(term[k] or trunc[k])
+            before[i] = {key: v[k] for key, v in obs.items()}
+            actions.append(idle if ended else spaces[i].sample())
+            if not ended:
+                sent[i] = actions[-1]
+        env.send({key: np.stack([a[key] for a in actions]) for key in actions[0]}, ids)
+    return [lane[:steps] for lane in out]
+
+
+def compare_twins(env_id: str, lanes: list, seed: int, what: str, **options) -> None:
+    """Each lane of :func:`play_async` (``what`` names its env) equals the single env seeded
+    ``seed + i`` (:func:`play` with ``options``), step by step: action, observation,
+    reward, flags and the opponent's strokes."""
+    for i, lane in enumerate(lanes):
+        twin = play(env_id, seed + i, len(lane), **options)
+        for t, (mine, theirs) in enumerate(zip(lane, twin, strict=True), 1):
+            o, a, r, term, trunc, strokes = mine
+            t_obs, t_a, (_, t_r, t_term, t_trunc, t_info) = theirs
+            where = f"step {t}, table {i} of {what} vs the single env seeded {seed + i}"
+            if not same(a, t_a):
+                fail(env_id, where, "action", "the seeded action spaces drew different actions")
+            for key in o:
+                if not same(o[key], t_obs[key]):
+                    fail(env_id, where, f"obs[{key!r}]", f"{o[key]!r} != {t_obs[key]!r}")
+            for name, x, y in (("reward", float(r), t_r), ("terminated", bool(term), t_term),
+                               ("truncated", bool(trunc), t_trunc),
+                               ("info['opponent_strokes']", int(strokes), t_info["opponent_strokes"])):
+                if not same(x, y):
+                    fail(env_id, where, name, f"{x!r} != {y!r}")
+
+
+def check_async(env_id: str, num_envs: int = 4, batch_size: int = 2, steps: int = 4, seed: int = 30) -> None:
+    """``cuegym.make_async``: each table plays ``steps`` seeded random steps, autoresets
+    included, exactly as the single env seeded ``seed + i`` (:func:`compare_twins`; so as
+    sub-env i of the vector env, :func:`check_vector`), whatever order the tables come back
+    in; a send to a table not waiting, an unknown or repeated id, a batch whose length
+    differs from ``env_id``'s and an out-of-range action raise ValueError naming the field
+    and change no table."""
+    env = cuegym.make_async(env_id, num_envs, batch_size, seed=seed)
+    obs, info = env.reset()
+    ids = info["env_id"]
+    action = {k: np.stack([v] * len(ids)) for k, v in plain_action(gym.make(env_id)).items()}
+    others = np.setdiff1d(np.arange(num_envs), ids)
+    bad_sends = (("env_id", lambda: env.send(action, others[:len(ids)])),  # still with the pool
+                 ("env_id", lambda: env.send(action, np.array([num_envs] * len(ids)))),
+                 ("env_id", lambda: env.send(action, np.array([ids[0]] * len(ids)))),
+                 ("action.shot", lambda: env.send({**action, "shot": action["shot"][:-1]}, ids)),
+                 ("action.cue_ball", lambda: env.send({**action, "cue_ball": action["cue_ball"] + 99}, ids)),
+                 ("action.shot", lambda: env.send({**action, "shot": action["shot"] * np.nan}, ids)))
+    for name, call in bad_sends:
+        _raises(env_id, "make_async send", name, call)
+    env.send(action, ids)  # the refused sends changed nothing: this one is taken
+    if env.running != num_envs:
+        fail(env_id, "make_async send", "running", f"{env.running} tables with the pool, want {num_envs}")
+    compare_twins(env_id, play_async(env_id, seed, steps, num_envs, batch_size), seed, "make_async")

@@ -12,6 +12,8 @@ dispatch to them. Tasks, phases, the action and the game protocol: docs/envs.md.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import dataclasses
 import functools
 import importlib
@@ -405,6 +407,22 @@ def executed(shot: Shot) -> Shot:
     return shot._replace(phi=f32(shot.phi), speed=f32(shot.speed), a=f32(shot.a), b=f32(shot.b), theta=f32(shot.theta))
 
 
+_PHYSICS = contextvars.ContextVar("cuegym_physics", default=None)
+
+
+@contextlib.contextmanager
+def physics_hook(run):
+    """While tracing inside this block, :func:`strike` hands its stroke to ``run(table,
+    balls, shot) -> (final BallState, EventLog, ShotSummary)`` instead of simulating it:
+    the asynchronous pool (:mod:`cuegym.envs.pool`) reads a game step's stroke before the
+    physics and judges it after, with the game modules unchanged."""
+    token = _PHYSICS.set(run)
+    try:
+        yield
+    finally:
+        _PHYSICS.reset(token)
+
+
 def strike(env: FuncEnv, key, cue, shot, stroke, xy, on, opts: Options):
     """Play ``shot`` (5,) (clipped) on ball ``cue`` () of the layout ``xy`` (N, 2) [m], ``on``
     (N,), with the execution noise of ``opts`` drawn from ``key``; nothing moves unless
@@ -414,7 +432,12 @@ def strike(env: FuncEnv, key, cue, shot, stroke, xy, on, opts: Options):
     noisy = perturb(key, aimed, opts.noise, env.spec.ball_radius)
     noisy = noisy._replace(speed=jnp.where(stroke, noisy.speed, 0.0))  # no stroke: nothing moves
     noisy = executed(noisy)
-    final, log, summ = simulate_one(get_table(env.table), at_rest(xy, on), noisy, MAX_EVENTS, 2, True)
+    table, balls = get_table(env.table), at_rest(xy, on)
+    hook = _PHYSICS.get()
+    if hook is None:
+        final, log, summ = simulate_one(table, balls, noisy, MAX_EVENTS, 2, True)
+    else:
+        final, log, summ = hook(table, balls, noisy)
     played = jnp.stack([jnp.asarray(cue, jnp.float64), noisy.phi, noisy.speed, noisy.a, noisy.b, noisy.theta])
     return final, log, summ, played
 

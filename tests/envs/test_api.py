@@ -22,6 +22,7 @@ LANES = 64  # the batch of tests/agents (one compiled program shared with them)
 FUNCTIONAL_STEPS = {"drill": 2, "russian": 4, "golf": 6, "snooker": 1}
 VECTOR_STEPS = {"snooker": 2}  # 64 sub-envs x 2 random strokes on the full rack, and their twins
 DEFAULT_VECTOR_STEPS = 6
+ASYNC_STEPS = 4  # 4 tables handed out 2 at a time, against their single-env twins
 
 
 @pytest.mark.usefixtures("release_compiled_programs_per_class")
@@ -40,6 +41,9 @@ class ApiChecks:
     def test_vector_env_of_64_matches_single_envs(self):
         steps = VECTOR_STEPS.get(game(self.ENV_ID).family, DEFAULT_VECTOR_STEPS)
         api_test.check_vector(self.ENV_ID, num_envs=LANES, steps=steps, seed=20)
+
+    def test_async_pool_tables_match_single_envs(self):
+        api_test.check_async(self.ENV_ID, steps=ASYNC_STEPS)
 
     def test_opening_masks_follow_the_catalogue(self):
         env = gym.make(self.ENV_ID)

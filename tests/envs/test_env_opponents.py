@@ -15,6 +15,7 @@ import pytest
 from env_api import action, layout, load
 
 import cuegym  # noqa: F401  (registers the ids)
+from cuegym import api_test
 from cuegym.envs import functional as F
 
 ENV_ID = "cuegym/RussianPyramid-v0"
@@ -133,6 +134,18 @@ def test_vector_env_with_an_opponent_matches_single_envs():
             assert info["opponent_strokes"] == vinfo["opponent_strokes"][i]
             if term or trunc:
                 return
+
+
+@pytest.mark.parametrize("opponent", ["random", "ghost"])
+def test_async_pool_with_an_opponent_matches_single_envs(opponent):
+    """Table i of ``cuegym.make_async`` with a built-in opponent equals the single env
+    seeded s + i: the opponent's decisions inside the pool's loop, the agent's reward
+    including them, and frames truncated after 3 decisions dealt again (the opening's
+    rewards paid at the agent's first step)."""
+    lanes = api_test.play_async(ENV_ID, 30, 5, 4, 2, opponent=opponent, max_shots=3)
+    assert any(step[3] or step[4] for lane in lanes for step in lane)  # some frames ended and were dealt again
+    assert any(step[5] for lane in lanes for step in lane)
+    api_test.compare_twins(ENV_ID, lanes, 30, "make_async", opponent=opponent, max_shots=3)
 
 
 # ----------------------------------------------------------------------------- the heuristics

@@ -1,0 +1,328 @@
+"""The asynchronous pool of tables in the functional core: each table's stroke runs in its own lane.
+
+A vmapped step waits for its slowest stroke; here every table holds a lane of the event
+loop (:mod:`cuegym.physics.lanes`) and a status. :func:`send` queues actions, :func:`recv`
+runs the lanes event by event; a lane whose stroke has ended is judged by the game's own
+step (:func:`cuegym.envs.functional.physics_hook` splits it at the physics), the built-in
+opponent's decisions are planned into the same lane, and the first ``batch`` tables whose
+agent is to play again are handed out while the others run on. Each table follows sub-env
+``i`` of the sync vector env bit for bit (same keys, same rewards, same autoreset):
+docs/envs.md, "Asynchronous pool".
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+
+from cuegym.envs import functional as F
+from cuegym.envs.command import action_fields
+from cuegym.envs.record import record
+from cuegym.envs.tables import MAX_OPPONENT_CALLS
+from cuegym.physics import lanes
+from cuegym.physics.vec import pick_lanes
+
+# a table's status
+WAITING, RUNNING, LANDED, READY = 0, 1, 2, 3
+# what a LANDED table holds: a stroke whose lane has stopped, a reset, or the agent's queued action
+STROKE, RESET, QUEUED = 0, 1, 2
+LOG_CAPACITY = 2  # as functional.strike: the pool reads only the log's truncated flag
+
+
+class Tables(NamedTuple):
+    """The pool's tables, every leaf with a leading axis N. ``state`` the game
+    (:class:`cuegym.envs.functional.EnvState`), ``keys`` (N, 2) each table's key stream,
+    ``lane`` its stroke (:data:`cuegym.physics.lanes.Lane`), ``status`` and ``op`` (int32,
+    the codes above), ``act`` the decision being played (dict as
+    :func:`cuegym.envs.functional.step` takes), ``k_op`` (N, 2) its key, ``agent_turn``
+    (the stroke is the agent's), ``first`` (the op is the env step's first: a reset or the
+    agent's action), ``code`` the opponent (:data:`cuegym.envs.functional.OPPONENT_CODES`),
+    ``opening`` (no agent decision yet in this frame), ``pending`` (N, P) the opening's
+    rewards, ``total`` (N, P) this env step's, ``calls`` the decisions after the agent's,
+    ``strokes`` the opponent's, ``was_reset``, ``done`` (the last hand-out ended the
+    episode), ``agent`` the agent decision's flags (:class:`Decision`), ``stamp`` when the
+    table became READY."""
+
+    state: F.EnvState
+    keys: jnp.ndarray
+    lane: lanes.Lane
+    status: jnp.ndarray
+    op: jnp.ndarray
+    act: dict
+    k_op: jnp.ndarray
+    agent_turn: jnp.ndarray
+    first: jnp.ndarray
+    code: jnp.ndarray
+    opening: jnp.ndarray
+    pending: jnp.ndarray
+    total: jnp.ndarray
+    calls: jnp.ndarray
+    strokes: jnp.ndarray
+    was_reset: jnp.ndarray
+    done: jnp.ndarray
+    agent: Decision
+    stamp: jnp.ndarray
+
+
+class Decision(NamedTuple):
+    """The agent's last decision as the sync vector env's ``info`` reports it: ``acted``
+    () int32, ``foul``, ``clipped``, ``projected`` () bool, ``potted`` (N_balls,) bool."""
+
+    acted: jnp.ndarray
+    foul: jnp.ndarray
+    clipped: jnp.ndarray
+    projected: jnp.ndarray
+    potted: jnp.ndarray
+
+
+class Pool(NamedTuple):
+    """The pool: ``tables`` (:class:`Tables`) and ``clock`` () int64, the loop's iterations."""
+
+    tables: Tables
+    clock: jnp.ndarray
+
+
+class Batch(NamedTuple):
+    """What :func:`recv` hands out, B = ``batch`` rows: ``env_id`` (B,) int32, ``record``
+    (B, K) the host record (:func:`cuegym.envs.record.record`: the observation and the
+    frame's flags), ``reward`` (B,) float64 (the agent's; without an opponent, the player
+    who acted), ``terminated``, ``truncated`` (B,) bool, ``agent`` (:class:`Decision`),
+    ``strokes`` (B,) int32 the opponent's decisions played."""
+
+    env_id: jnp.ndarray
+    record: jnp.ndarray
+    reward: jnp.ndarray
+    terminated: jnp.ndarray
+    truncated: jnp.ndarray
+    agent: Decision
+    strokes: jnp.ndarray
+
+
+class _Planned(Exception):  # control flow: carries the stroke out of the trace
+    def __init__(self, balls, shot):
+        super().__init__("stroke planned")
+        self.balls, self.shot = balls, shot
+
+
+def plan(env: F.FuncEnv, state: F.EnvState, act: dict, k_step, opts: F.Options) -> lanes.Lane:
+    """The lane of the stroke ``act`` plays on ``state`` (one table): the game's step traced
+    up to its physics call, whose layout and stroke (after noise from ``k_step``) start the
+    lane. A decision without a stroke starts a lane that has already stopped."""
+    def capture(table, balls, shot):
+        raise _Planned(balls, shot)
+
+    try:
+        with F.physics_hook(capture):
+            F.step(env, state, act, k_step, opts)
+    except _Planned as p:
+        return lanes.start(F.get_table(env.table), p.balls, p.shot, LOG_CAPACITY)
+    raise RuntimeError(f"{env.task}: the game's step made no call to functional.strike")
+
+
+def judge(env: F.FuncEnv, state: F.EnvState, act: dict, k_step, lane: lanes.Lane, opts: F.Options) -> F.EnvState:
+    """The game's step of ``act`` on ``state`` with its stroke's physics read from the
+    stopped ``lane`` (the same bytes as the step simulating it)."""
+    out = lanes.result(lane)
+    with F.physics_hook(lambda table, balls, shot: out):
+        return F.step(env, state, act, k_step, opts)
+
+
+def _split(key):
+    pair = jax.random.split(key)
+    return pair[0], pair[1]
+
+
+def _decision(state: F.EnvState) -> Decision:
+    return Decision(state.acted, state.foul, state.clipped, state.projected, state.potted)
+
+
+def land(env: F.FuncEnv, t: Tables, opts: F.Options) -> tuple[Tables, jnp.ndarray]:
+    """One LANDED table (no batch axis): apply what it holds (judge the stroke, deal the
+    frame, or nothing for a queued action), book the rewards as the sync env's opponent
+    loop does (:class:`cuegym.envs.tables.HostTables`), then choose its next decision: the
+    agent's queued stroke or the opponent's (returned ``play`` () bool, its key in
+    ``k_op``: :func:`launch` plans it), a new deal of a frame that ended before the agent
+    played (LANDED again), or none (READY)."""
+    k3 = jax.random.split(t.k_op, 3)
+    judged = judge(env, t.state, t.act, k3[0], t.lane, opts)
+    fresh = F.init(env, k3[1], opts)
+    stroke, reset, queued = t.op == STROKE, t.op == RESET, t.op == QUEUED
+    state = F.pick(stroke, judged, F.pick(reset, fresh, t.state))
+    r = jnp.where(stroke, state.rewards, 0.0)
+    agent_stroke, opp_stroke = stroke & t.agent_turn, stroke & ~t.agent_turn
+    deal = reset & t.first  # the env step's reset (a done table sent to, or async_reset)
+    opening = jnp.where(deal, t.code != 0, t.opening)
+    total = jnp.where(agent_stroke, r + t.pending, t.total + jnp.where(opp_stroke & ~opening, r, 0.0))
+    pending = jnp.where(agent_stroke | reset, 0.0, t.pending + jnp.where(opp_stroke & opening, r, 0.0))
+    opening = opening & ~agent_stroke
+    agent = F.pick(agent_stroke | deal, _decision(state), t.agent)
+    strokes = t.strokes + opp_stroke
+    calls = t.calls + (opp_stroke | (reset & ~t.first))
+
+    ended = state.terminated | state.truncated
+    redo = ~queued & opening & ended
+    need = ~queued & ~ended & (state.game.to_play != 0) & (t.code != 0)
+    more = (redo | need) & (calls < MAX_OPPONENT_CALLS)
+    begin = queued | more
+    keys, k_new = _split(t.keys)  # every decision and every deal takes the next key, as in the sync step
+    play = queued | (more & ~redo)
+    status = jnp.where(play, RUNNING, jnp.where(begin, LANDED, READY)).astype(jnp.int32)
+    op = jnp.where(play, STROKE, jnp.where(begin, RESET, t.op)).astype(jnp.int32)
+    t = t._replace(state=state, keys=jnp.where(begin, keys, t.keys), status=status, op=op,
+                   k_op=jnp.where(begin, k_new, t.k_op), agent_turn=jnp.where(play, queued, t.agent_turn),
+                   first=t.first & ~begin, opening=opening, pending=pending, total=total, calls=calls,
+                   strokes=strokes, agent=agent)
+    return t, play
+
+
+def launch(env: F.FuncEnv, t: Tables, play, ghost: dict, opts: F.Options) -> Tables:
+    """Start the decision :func:`land` chose on one table (where ``play``): the agent's
+    queued action, or the opponent's (``ghost`` the ghost's action on this table, computed
+    by the caller only when some table needs it), planned into the table's lane."""
+    k3 = jax.random.split(t.k_op, 3)
+    mine = t.agent_turn  # land set it: the stroke to start is the agent's
+    rnd = F.random_action(env, t.state, k3[2])
+    act = {}
+    for name, value in rnd.items():  # as functional.opponent_action, the ghost's supplied
+        given = jnp.asarray(t.act[name]).astype(value.dtype)
+        act[name] = jnp.where(mine, given, jnp.where(t.code == 1, value, jnp.where(t.code == 2, ghost[name], given)))
+    lane = plan(env, t.state, act, k3[0], opts)
+    return t._replace(lane=F.pick(play, lane, t.lane), act=F.pick(play, act, t.act))
+
+
+def _gather(tree, idx):
+    return jax.tree_util.tree_map(lambda x: x[idx], tree)
+
+
+def _scatter(tree, idx, part):
+    """``tree`` with rows ``idx`` replaced by ``part`` (indices N or more are dropped)."""
+    return jax.tree_util.tree_map(lambda x, y: x.at[idx].set(y, mode="drop"), tree, part)
+
+
+class PoolProgram(NamedTuple):
+    """The jitted pool functions of one (task, table, N, batch); see :func:`pool_program`."""
+
+    reset: object
+    send: object
+    recv: object
+
+
+@functools.lru_cache(maxsize=None)
+def pool_program(task: str, table: str, num: int, batch: int) -> PoolProgram:
+    """Jitted functions over a pool of ``num`` tables handing out ``batch`` at a time:
+
+    * ``reset(keys (N, 2), code (N,) int32, opts) -> Pool``: every table dealt a new frame
+      (the first ``recv`` hands them out, after the opponent's opening decisions);
+    * ``send(pool, command (batch, ACTION_WIDTH+) float64, env_id (batch,) int32) -> Pool``:
+      the actions of tables ``env_id`` (ids N or more: padding, ignored), each WAITING; a
+      table whose episode ended is dealt a new frame instead (the action ignored);
+    * ``recv(pool, opts) -> (Pool, Batch)``: runs until ``batch`` tables are READY (the
+      caller makes sure enough are sent) and hands out the first ``batch`` in the order
+      they became ready.
+    """
+    env = F.FuncEnv(task=task, table=table)
+    tbl = F.get_table(table)
+    group = max(1, min(num, batch // 4 or 1))  # tables settled together
+    land_v = jax.vmap(lambda t, o: land(env, t, o), in_axes=(0, None))
+    launch_v = jax.vmap(lambda t, p, g, o: launch(env, t, p, g, o), in_axes=(0, 0, 0, None))
+    ghost_v = jax.vmap(lambda s: F.ghost_action(env, s))
+
+    def settle(t: Tables, opts) -> Tables:
+        """:func:`land` then :func:`launch` a group of LANDED tables; the ghost's action is
+        computed only when one of them hands the stroke to the ghost."""
+        t, play = land_v(t, opts)
+        wants = jnp.any(play & ~t.agent_turn & (t.code == 2))
+        shapes = jax.eval_shape(ghost_v, t.state)
+        ghost = jax.lax.cond(wants, ghost_v, lambda s: jax.tree_util.tree_map(
+            lambda x: jnp.zeros(x.shape, x.dtype), shapes), t.state)
+        return launch_v(t, play, ghost, opts)
+
+    def empty(keys, code, opts):
+        # zeros of the right shapes: every table is dealt by its first RESET before anything reads them
+        def one(k):
+            s = F.init(env, k, opts)
+            a = F.random_action(env, s, k)
+            return s, a, plan(env, s, a, k, opts)
+
+        zeros = lambda x: jnp.zeros((num,) + x.shape, x.dtype)  # noqa: E731
+        state, act, lane = jax.tree_util.tree_map(zeros, jax.eval_shape(one, keys[0]))
+        z = jnp.zeros(num, bool)
+        zi = jnp.zeros(num, jnp.int32)
+        fp = jnp.zeros((num, env.players))
+        dec = _decision(state)
+        return Tables(state, keys, lane, zi, zi, act, keys, z, z, code, z, fp, fp, zi, zi, z, z, dec,
+                      jnp.zeros(num, jnp.int64))
+
+    @jax.jit
+    def reset(keys, code, opts):
+        t = empty(keys, code.astype(jnp.int32), opts)
+        nxt, sub = jax.vmap(_split)(keys)
+        on = jnp.ones(num, bool)
+        t = t._replace(keys=nxt, k_op=sub, status=jnp.full(num, LANDED, jnp.int32), op=jnp.full(num, RESET, jnp.int32),
+                       first=on, was_reset=on)
+        return Pool(t, jnp.asarray(0, jnp.int64))
+
+    @jax.jit
+    def send(pool, command, env_id):
+        t = pool.tables
+        idx = env_id.astype(jnp.int32)
+        part = _gather(t, jnp.minimum(idx, num - 1))
+        nxt, sub = jax.vmap(_split)(part.keys)
+        done = part.done
+        act = action_fields(command)
+        act = jax.tree_util.tree_map(lambda a, b: jnp.where(done.reshape(done.shape + (1,) * (a.ndim - 1)), b, a.astype(b.dtype)),
+                                     act, part.act)
+        zf = jnp.zeros_like(part.total)
+        zi = jnp.zeros_like(part.calls)
+        part = part._replace(keys=jnp.where(done[:, None], nxt, part.keys), k_op=jnp.where(done[:, None], sub, part.k_op),
+                             status=jnp.full_like(part.status, LANDED), op=jnp.where(done, RESET, QUEUED).astype(jnp.int32),
+                             act=act, first=jnp.ones_like(done), total=zf, calls=zi, strokes=zi, was_reset=done)
+        return pool._replace(tables=_scatter(t, idx, part))
+
+    @jax.jit
+    def recv(pool, opts):
+        def settle_some(p: Pool) -> Pool:
+            t = p.tables
+            landed = t.status == LANDED
+            idx = jnp.nonzero(landed, size=group, fill_value=num)[0]  # ids >= num: padding, dropped
+            part = settle(_gather(t, jnp.minimum(idx, num - 1)), opts)
+            part = part._replace(stamp=jnp.where(part.status == READY, p.clock, part.stamp))
+            return p._replace(tables=_scatter(t, idx, part))
+
+        def cond(p):
+            s = p.tables.status
+            return (jnp.sum(s == READY) < batch) & jnp.any((s == RUNNING) | (s == LANDED))
+
+        def body(p):
+            t = p.tables
+            s = t.status
+            n_landed, n_ready = jnp.sum(s == LANDED), jnp.sum(s == READY)
+            moving = (s == RUNNING) & jax.vmap(lambda ln: lanes.running(ln, F.MAX_EVENTS))(t.lane)
+            due = (n_landed >= group) | ((n_landed > 0) & ((n_landed + n_ready >= batch) | ~jnp.any(moving)))
+            p = jax.lax.cond(due, settle_some, lambda q: q, p)
+            t = p.tables
+            moving = (t.status == RUNNING) & jax.vmap(lambda ln: lanes.running(ln, F.MAX_EVENTS))(t.lane)
+            stopped = (t.status == RUNNING) & ~moving
+            lane = pick_lanes(moving, jax.vmap(lambda ln: lanes.event(tbl, ln))(t.lane), t.lane)
+            status = jnp.where(stopped, LANDED, t.status).astype(jnp.int32)
+            return Pool(t._replace(lane=lane, status=status), p.clock + 1)
+
+        pool = jax.lax.while_loop(cond, body, pool)
+        t = pool.tables
+        ready = t.status == READY
+        rank = jnp.where(ready, t.stamp * num + jnp.arange(num), jnp.iinfo(jnp.int64).max)
+        idx = jnp.argsort(rank)[:batch].astype(jnp.int32)
+        part = _gather(t, idx)
+        obs = jax.vmap(functools.partial(F.observe, env))(part.state)
+        player = jnp.where(part.code != 0, 0, part.agent.acted)
+        reward = jnp.take_along_axis(part.total, player[:, None], 1)[:, 0]
+        ended = part.state.terminated | part.state.truncated
+        out = Batch(idx, record(part.state, obs), reward, part.state.terminated & ~part.was_reset,
+                    part.state.truncated & ~part.was_reset, part.agent, part.strokes)
+        part = part._replace(status=jnp.full_like(part.status, WAITING), done=ended & ~part.was_reset)
+        return pool._replace(tables=_scatter(t, idx, part)), out
+
+    return PoolProgram(reset, send, recv)
