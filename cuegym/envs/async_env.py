@@ -164,7 +164,7 @@ class AsyncCueEnv:
             raise RuntimeError(f"recv: {self.running} tables are running, fewer than batch_size {self.batch_size}; "
                                "send() actions to the tables recv() returned first")
         self.pool, out = self._call("recv", self.pool, self.opts)
-        out = jax.device_get(out)
+        out = jax.device_get(out._replace(obs=None))  # the host reads the record
         ids = np.asarray(out.env_id, np.int64)
         self.waiting[ids] = True
         self.last_ids = ids

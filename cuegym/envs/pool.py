@@ -79,20 +79,25 @@ class Decision(NamedTuple):
 
 
 class Pool(NamedTuple):
-    """The pool: ``tables`` (:class:`Tables`) and ``clock`` () int64, the loop's iterations."""
+    """The pool: ``tables`` (:class:`Tables`), ``clock`` () int64 the loop's iterations so
+    far and ``busy`` () int64 the lane-iterations that moved a stroke (lane efficiency:
+    ``busy / (clock * N)``)."""
 
     tables: Tables
     clock: jnp.ndarray
+    busy: jnp.ndarray
 
 
 class Batch(NamedTuple):
-    """What :func:`recv` hands out, B = ``batch`` rows: ``env_id`` (B,) int32, ``record``
-    (B, K) the host record (:func:`cuegym.envs.record.record`: the observation and the
-    frame's flags), ``reward`` (B,) float64 (the agent's; without an opponent, the player
+    """What :func:`recv` hands out, B = ``batch`` rows: ``env_id`` (B,) int32, ``obs`` the
+    observation dict (B, ...), ``record`` (B, K) the host record
+    (:func:`cuegym.envs.record.record`: the observation and the frame's flags, what the
+    host front reads), ``reward`` (B,) float64 (the agent's; without an opponent, the player
     who acted), ``terminated``, ``truncated`` (B,) bool, ``agent`` (:class:`Decision`),
     ``strokes`` (B,) int32 the opponent's decisions played."""
 
     env_id: jnp.ndarray
+    obs: dict
     record: jnp.ndarray
     reward: jnp.ndarray
     terminated: jnp.ndarray
@@ -225,7 +230,7 @@ def pool_program(task: str, table: str, num: int, batch: int) -> PoolProgram:
     """
     env = F.FuncEnv(task=task, table=table)
     tbl = F.get_table(table)
-    group = max(1, min(num, batch // 4 or 1))  # tables settled together
+    group = batch  # tables settled together: one settle a recv when no opponent plays
     land_v = jax.vmap(lambda t, o: land(env, t, o), in_axes=(0, None))
     launch_v = jax.vmap(lambda t, p, g, o: launch(env, t, p, g, o), in_axes=(0, 0, 0, None))
     ghost_v = jax.vmap(lambda s: F.ghost_action(env, s))
@@ -263,7 +268,7 @@ def pool_program(task: str, table: str, num: int, batch: int) -> PoolProgram:
         on = jnp.ones(num, bool)
         t = t._replace(keys=nxt, k_op=sub, status=jnp.full(num, LANDED, jnp.int32), op=jnp.full(num, RESET, jnp.int32),
                        first=on, was_reset=on)
-        return Pool(t, jnp.asarray(0, jnp.int64))
+        return Pool(t, jnp.asarray(0, jnp.int64), jnp.asarray(0, jnp.int64))
 
     @jax.jit
     def send(pool, command, env_id):
@@ -308,7 +313,7 @@ def pool_program(task: str, table: str, num: int, batch: int) -> PoolProgram:
             stopped = (t.status == RUNNING) & ~moving
             lane = pick_lanes(moving, jax.vmap(lambda ln: lanes.event(tbl, ln))(t.lane), t.lane)
             status = jnp.where(stopped, LANDED, t.status).astype(jnp.int32)
-            return Pool(t._replace(lane=lane, status=status), p.clock + 1)
+            return Pool(t._replace(lane=lane, status=status), p.clock + 1, p.busy + jnp.sum(moving))
 
         pool = jax.lax.while_loop(cond, body, pool)
         t = pool.tables
@@ -320,7 +325,7 @@ def pool_program(task: str, table: str, num: int, batch: int) -> PoolProgram:
         player = jnp.where(part.code != 0, 0, part.agent.acted)
         reward = jnp.take_along_axis(part.total, player[:, None], 1)[:, 0]
         ended = part.state.terminated | part.state.truncated
-        out = Batch(idx, record(part.state, obs), reward, part.state.terminated & ~part.was_reset,
+        out = Batch(idx, obs, record(part.state, obs), reward, part.state.terminated & ~part.was_reset,
                     part.state.truncated & ~part.was_reset, part.agent, part.strokes)
         part = part._replace(status=jnp.full_like(part.status, WAITING), done=ended & ~part.was_reset)
         return pool._replace(tables=_scatter(t, idx, part)), out

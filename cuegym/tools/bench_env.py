@@ -407,6 +407,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--first-step", action="store_true",
                    help="instead: the first step of each id in fresh processes, cold (empty cache) and warm "
                    "(a second process), and one env's resident memory (default ids: every registered id)")
+    p.add_argument("--async", dest="async_pool", action="store_true",
+                   help="instead: the sync vector env and cuegym.make_async (batch = tables / 4) side by side, "
+                   "steps/s and lane efficiency (default ids: every registered id; sizes 64 256 1024; "
+                   "out results/bench_async.json)")
     return p
 
 
@@ -438,6 +442,10 @@ def main(argv=None) -> int:
 
     if not args.no_cache and not jax.config.jax_compilation_cache_dir:
         enable_compilation_cache()
+    if args.async_pool:
+        from cuegym.tools.bench_async import main_async
+
+        return main_async(args)
 
     result = run(args.ids, args.sizes, args.quick, args.steps, args.budget, args.seed,
                  log=lambda msg: print(msg, file=sys.stderr, flush=True))
