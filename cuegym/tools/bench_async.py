@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 
-from cuegym.tools.bench_env import _loop, _rate, action_pool, still
+from cuegym.tools.bench_runs import action_pool, loop, rate, still
 
 ASYNC_SIZES = (64, 256, 1024)
 POOL = 16  # distinct batches of actions cycled through
@@ -38,17 +38,19 @@ def bench_sync(env_id: str, num_envs: int, budget_s: float, seed: int = 0) -> di
     compile_s = time.perf_counter() - t0
     venv.reset(seed=seed)
     t0 = time.perf_counter()
-    calls = _loop(10**6, budget_s, lambda i: venv.step(pool[i % POOL]))
+    calls = loop(10**6, budget_s, lambda i: venv.step(pool[i % POOL]))
     wall = time.perf_counter() - t0
     venv.close()
-    return {"mode": "sync", "envs": num_envs, "batch": num_envs, "compile_s": compile_s, **_rate(calls, num_envs, wall)}
+    return {"mode": "sync", "envs": num_envs, "batch": num_envs, "compile_s": compile_s, **rate(calls, num_envs, wall)}
 
 
 def bench_pool(env_id: str, num_envs: int, batch: int, budget_s: float, seed: int = 0) -> dict:
     """``cuegym.make_async(env_id, num_envs, batch)``: each call a ``send`` of the last
     batch's actions and a ``recv``; env steps/s over ``budget_s`` seconds, the lane
-    efficiency and the loop iterations per call."""
+    efficiency, the loop iterations per call, the compiled time per iteration and the host's
+    share of the wall time (outside the compiled calls: packing, checks, transfers)."""
     import gymnasium as gym
+    import jax
 
     import cuegym
 
@@ -63,20 +65,31 @@ def bench_pool(env_id: str, num_envs: int, batch: int, budget_s: float, seed: in
     env.async_reset()
     env.recv()
     clock, busy = int(env.pool.clock), int(env.pool.busy)
+    spent = [0.0]  # seconds inside the compiled send and recv, each blocked until its result
+
+    def timed(fn):
+        def call(*args):
+            t = time.perf_counter()
+            out = jax.block_until_ready(fn(*args))
+            spent[0] += time.perf_counter() - t
+            return out
+        return call
+
+    env.program = env.program._replace(send=timed(env.program.send), recv=timed(env.program.recv))
 
     def body(i):
         env.send(pool[i % POOL])
         env.recv()
 
     t0 = time.perf_counter()
-    calls = _loop(10**6, budget_s, body)
+    calls = loop(10**6, budget_s, body)
     wall = time.perf_counter() - t0
     iterations = int(env.pool.clock) - clock
     moved = int(env.pool.busy) - busy
     env.close()
-    return {"mode": "async", "envs": num_envs, "batch": batch, "compile_s": compile_s, **_rate(calls, batch, wall),
+    return {"mode": "async", "envs": num_envs, "batch": batch, "compile_s": compile_s, **rate(calls, batch, wall),
             "iterations_per_call": iterations / calls, "lane_efficiency": moved / max(iterations * num_envs, 1),
-            "ms_per_iteration": 1e3 * wall / max(iterations, 1)}
+            "ms_per_iteration": 1e3 * spent[0] / max(iterations, 1), "host_frac": 1.0 - spent[0] / wall}
 
 
 def run(ids, sizes=ASYNC_SIZES, budget: float | None = None, seed: int = 0, log=print) -> dict:
@@ -117,26 +130,25 @@ def markdown(result: dict) -> str:
                          f"{a['lane_efficiency']:.2f})")
         lines.append(f"| {env_id} | " + " | ".join(cells) + " |")
     lines += ["", "| id | mode | tables | batch | calls | wall s | ms per call | iterations per call | ms per iteration "
-              "| compile s |", "|---|---|---|---|---|---|---|---|---|---|"]
+              "| host % | compile s |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in result["runs"]:
         it = f"{r['iterations_per_call']:.1f}" if "iterations_per_call" in r else ""
         ms_it = f"{r['ms_per_iteration']:.2f}" if "ms_per_iteration" in r else ""
+        host = f"{100 * r['host_frac']:.0f}" if "host_frac" in r else ""
         lines.append(f"| {r['id']} | {r['mode']} | {r['envs']} | {r['batch']} | {r['calls']} | {r['wall_s']:.1f} "
-                     f"| {r['ms_per_call']:.1f} | {it} | {ms_it} | {r['compile_s']:.1f} |")
+                     f"| {r['ms_per_call']:.1f} | {it} | {ms_it} | {host} | {r['compile_s']:.1f} |")
     lines += ["", f"Whole run: {result['wall_s']:.0f} s, peak RSS {result['peak_rss_mb']:.0f} MiB."]
     return "\n".join(lines)
 
 
-def main_async(args) -> int:
-    """``bench_env --async``: :func:`run` over ``args.ids`` (default every registered id)."""
-    from cuegym.envs.registry import ENV_IDS
-    from cuegym.tools.bench_env import IDS
+def main_async(args, ids) -> int:
+    """``bench_env --async``: :func:`run` over ``ids`` with ``args``' sizes, budget, seed and out."""
     from cuegym.tools.bench_report import write_report
 
     sizes = tuple(args.sizes or ASYNC_SIZES)
     if any(n < 4 for n in sizes):
         raise ValueError(f"--sizes: at least 4 tables for the pool's batch of a quarter, got {list(sizes)}")
-    result = run(list(ENV_IDS) if args.ids == list(IDS) else args.ids, sizes, args.budget, args.seed,
+    result = run(ids, sizes, args.budget, args.seed,
                  log=lambda msg: print(msg, flush=True))
     write_report(result, markdown(result), args.out if args.out != "results/bench_env.json" else "results/bench_async.json")
     return 0

@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import sys
 import time
 
 import numpy as np
 
 from cuegym.envs.registry import ENV_IDS, GAMES
+from cuegym.tools.bench_runs import action_pool, loop, rate, still
 
 IDS = tuple(g.env_id for family in ("russian", "drill") for g in GAMES.values() if g.family == family)
 SIZES = (1, 64, 1024)
@@ -52,43 +52,6 @@ def _steps_for(size: int | None, quick: bool, steps: int | None, budget: float |
         near = min(BATCH_STEPS, key=lambda s: abs(math.log(s) - math.log(size)))
         n, b = BATCH_STEPS[near], BATCH_BUDGET[near]
     return (n if steps is None else steps), (b if budget is None else budget)
-
-
-# ----------------------------------------------------------------------------- actions
-
-
-def random_shots(rng: np.random.Generator, lead: tuple) -> np.ndarray:
-    """Random shots lead + (5,): phi, speed [m/s], a, b [ball radii], theta [rad], the
-    ranges of the physics benchmark (:mod:`cuegym.tools.bench`)."""
-    from cuegym.tools.bench_shots import SPEED_RANGE, TIP_RANGE
-
-    u = rng.uniform(size=lead + (4,))
-    return np.stack([2 * math.pi * u[..., 0], SPEED_RANGE[0] + (SPEED_RANGE[1] - SPEED_RANGE[0]) * u[..., 1],
-                     TIP_RANGE * (2 * u[..., 2] - 1), TIP_RANGE * (2 * u[..., 3] - 1), np.zeros(lead)],
-                    -1).astype(np.float32)
-
-
-def action_pool(space, n: int, seed: int, batch: int | None = None) -> list[dict]:
-    """``n`` actions of ``space`` (a single env's Dict, or a vector env's batched one with
-    ``batch`` lanes) sampled after ``space.seed(seed)``, each shot replaced by
-    :func:`random_shots`."""
-    space.seed(seed)
-    rng = np.random.default_rng([seed, 7])
-    lead = () if batch is None else (batch,)
-    pool = []
-    for _ in range(n):
-        a = space.sample()
-        a["shot"] = random_shots(rng, lead)
-        pool.append(a)
-    return pool
-
-
-def still(action: dict) -> dict:
-    """``action`` with zero cue speed: the stroke ends at once (the warm-up call)."""
-    a = dict(action)
-    a["shot"] = np.array(action["shot"], copy=True)
-    a["shot"][..., 1] = 0.0
-    return a
 
 
 # ----------------------------------------------------------------------------- timing
@@ -136,27 +99,6 @@ def _instrument(env) -> _TimedProgram:
     return _TimedProgram(env.unwrapped.tables)
 
 
-def _loop(max_calls: int, budget_s: float, body) -> int:
-    """Call ``body(i)`` until ``max_calls`` calls or ``budget_s`` seconds (at least once)."""
-    t0 = time.perf_counter()
-    i = 0
-    while i < max_calls:
-        body(i)
-        i += 1
-        if time.perf_counter() - t0 >= budget_s:
-            break
-    return i
-
-
-def _rate(calls: int, envs: int, wall: float) -> dict:
-    """Throughput of a timed run, and the load averages at its end (other work on the
-    machine shows there)."""
-    return {"calls": calls, "env_steps": calls * envs, "wall_s": wall,
-            "steps_per_s": calls * envs / wall if wall > 0 else float("nan"),
-            "ms_per_call": 1e3 * wall / calls if calls else float("nan"),
-            "loadavg": list(os.getloadavg()) if hasattr(os, "getloadavg") else None}
-
-
 def bench_single(env_id: str, max_steps: int, budget_s: float, seed: int = 0) -> dict:
     """The Gymnasium single env: steps/s (resets included) and the time outside the jitted
     program, for ``env.step`` alone and with the resets, from timed and plain calls drawn
@@ -189,7 +131,7 @@ def bench_single(env_id: str, max_steps: int, budget_s: float, seed: int = 0) ->
             acc["resets"][timed] += 1
 
     t0 = time.perf_counter()
-    calls = _loop(max_steps, budget_s, body)
+    calls = loop(max_steps, budget_s, body)
     wall = time.perf_counter() - t0
     env.close()
     mean = {k: [acc[k][j] / max(acc["resets" if k.startswith("reset") else "steps"][j], 1) for j in (0, 1)]
@@ -202,7 +144,7 @@ def bench_single(env_id: str, max_steps: int, budget_s: float, seed: int = 0) ->
     step_out = 1.0 - step_jit / step
     both_out = 1.0 - (step_jit + per_step * reset_jit) / (step + per_step * reset)
     return {
-        "mode": "single", "envs": 1, "compile_s": compile_s, **_rate(calls, 1, wall),
+        "mode": "single", "envs": 1, "compile_s": compile_s, **rate(calls, 1, wall),
         "steps_per_s": 1.0 / (step + per_step * reset),  # the plain calls' rate, resets included
         "ms_per_call": 1e3 * (step + per_step * reset),
         "step_ms": 1e3 * step, "step_jit_ms": 1e3 * step_jit, "step_outside_ms": 1e3 * (step - step_jit),
@@ -239,11 +181,11 @@ def bench_vector(env_id: str, num_envs: int, max_calls: int, budget_s: float, se
     timer = _instrument(venv)
     compile_s = _warm_up(venv, pool, seed, timer)
     t0 = time.perf_counter()
-    calls = _loop(max_calls, budget_s, lambda i: venv.step(pool[i % POOL]))
+    calls = loop(max_calls, budget_s, lambda i: venv.step(pool[i % POOL]))
     wall = time.perf_counter() - t0
     jit_s = timer.take()
     venv.close()
-    return {"mode": "vector", "envs": num_envs, "compile_s": compile_s, **_rate(calls, num_envs, wall),
+    return {"mode": "vector", "envs": num_envs, "compile_s": compile_s, **rate(calls, num_envs, wall),
             "jit_ms_per_call": 1e3 * jit_s / calls, "outside_jit_frac": 1.0 - jit_s / wall}
 
 
@@ -288,9 +230,9 @@ def bench_functional(env_id: str, num_envs: int, max_calls: int, budget_s: float
     t0 = time.perf_counter()
     # the calls are dispatched asynchronously: the budget is checked against dispatch time,
     # so block every call to keep a large batch from queueing far past it
-    calls = _loop(max_calls, budget_s, lambda i: (body(i), box["keys"].block_until_ready()))
+    calls = loop(max_calls, budget_s, lambda i: (body(i), box["keys"].block_until_ready()))
     wall = time.perf_counter() - t0
-    return {"mode": "functional", "envs": num_envs, "compile_s": compile_s, **_rate(calls, num_envs, wall)}
+    return {"mode": "functional", "envs": num_envs, "compile_s": compile_s, **rate(calls, num_envs, wall)}
 
 
 # ----------------------------------------------------------------------------- suite
@@ -396,7 +338,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quick", action="store_true", help=f"vector sizes {' and '.join(map(str, QUICK_SIZES))}, "
                    "fewer steps")
     p.add_argument("--out", default="results/bench_env.json", help="the JSON; a .md is written beside it")
-    p.add_argument("--ids", nargs="+", default=list(IDS), metavar="ID", help="env ids (default: all five)")
+    p.add_argument("--ids", nargs="+", default=None, metavar="ID",
+                   help="env ids (default: the five pyramid and drill ids; --first-step and --async: every registered id)")
     p.add_argument("--sizes", nargs="+", type=int, default=None, metavar="B",
                    help=f"vector sizes (default {' '.join(map(str, SIZES))}; --quick: "
                    f"{' '.join(map(str, QUICK_SIZES))})")
@@ -434,7 +377,7 @@ def main(argv=None) -> int:
     if args.steps is not None and args.steps < 1:
         raise ValueError(f"--steps: at least 1, got {args.steps}")
     if args.first_step:
-        return first_step_report(args.ids if args.ids != list(IDS) else list(ENV_IDS), args.out)
+        return first_step_report(args.ids or list(ENV_IDS), args.out)
     import jax
 
     from cuegym import physics  # noqa: F401  (first: XLA flags and float64 before JAX starts)
@@ -445,9 +388,9 @@ def main(argv=None) -> int:
     if args.async_pool:
         from cuegym.tools.bench_async import main_async
 
-        return main_async(args)
+        return main_async(args, args.ids or list(ENV_IDS))
 
-    result = run(args.ids, args.sizes, args.quick, args.steps, args.budget, args.seed,
+    result = run(args.ids or list(IDS), args.sizes, args.quick, args.steps, args.budget, args.seed,
                  log=lambda msg: print(msg, file=sys.stderr, flush=True))
     from cuegym.tools.bench_report import write_report
 
