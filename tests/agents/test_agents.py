@@ -2,8 +2,11 @@
 ghost-ball aim against its closed form, the search's success probability.
 
 Cheap by construction: every env is on the default table with the single env's program,
-and the search runs C x S = 16 x 4 = 64 lanes, one round: the step program of the vector
-env of 64 that tests/env_api.py already compiles for each id."""
+and the search runs C x S = 16 x 4 = 64 lanes, one round: the functional step of 64
+(:func:`cuegym.envs.functional.batched`) that tests/envs/test_api.py's functional-core check
+and tests/agents/test_agents_legal.py compile for each id (the lag's search: Lag-v0's, on
+pyramid-12ft). The vector env of 64 there is another program (the packed step of
+:mod:`cuegym.envs.host_program`), which the search does not run."""
 
 import math
 

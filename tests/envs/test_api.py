@@ -18,7 +18,10 @@ import pytest
 from cuegym import api_test
 from cuegym.envs.registry import ENV_IDS, game
 
-LANES = 64  # the batch of tests/agents (one compiled program shared with them)
+# the batch of tests/agents: check_functional's step of 64 is the search's and
+# test_agents_legal.py's program (one compile per id for all of them); the vector env of 64
+# runs the packed step of cuegym.envs.host_program, a program of its own
+LANES = 64
 FUNCTIONAL_STEPS = {"drill": 2, "russian": 4, "golf": 6, "snooker": 1}
 VECTOR_STEPS = {"snooker": 2}  # 64 sub-envs x 2 random strokes on the full rack, and their twins
 DEFAULT_VECTOR_STEPS = 6
