@@ -25,7 +25,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from cuegym.physics import at_rest, get_spec
-from cuegym.positions import Position, PositionError, rounded
+from cuegym.positions import Position, PositionError, consistency, rounded
 from cuegym.positions.state import Prepared, open_choice, ruling_to_dict
 from cuegym.rules import golf as gf
 from cuegym.rules import pool
@@ -118,8 +118,11 @@ def state_to_dict(state: gf.GolfState, ids=None) -> dict:
 
 
 def read_state(position: Position):
-    """The referee state of ``position`` (its ``state``, or the start of a frame)."""
-    return state_from_dict(position.state, position.ids, position.on_table())
+    """The referee state of ``position`` (its ``state``, or the start of a frame); its fields
+    must agree (:func:`cuegym.positions.consistency.golf`)."""
+    state = state_from_dict(position.state, position.ids, position.on_table())
+    consistency.golf(state, int(state.num_players))
+    return state
 
 
 def prepare(position: Position, shot) -> Prepared:

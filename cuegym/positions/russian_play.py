@@ -22,7 +22,7 @@ import numpy as np
 
 from cuegym.envs.registry import GAMES
 from cuegym.physics import POCKETS, at_rest, get_spec
-from cuegym.positions import Position, PositionError, rounded
+from cuegym.positions import Position, PositionError, consistency, rounded
 from cuegym.positions.state import (
     Prepared,
     declaration_from_shot,
@@ -46,7 +46,7 @@ def referee(position: Position):
 def read_state(position: Position):
     """The referee state of ``position``; PositionError naming the field for a state the
     game cannot reach: Russian pyramid scores points, so it has no ``owned`` balls and no
-    ``debt`` (RP-05)."""
+    ``debt`` (RP-05); fields that disagree (:func:`cuegym.positions.consistency.russian`)."""
     data = position.state or {}
     if position.game == "russian-pyramid":
         if data.get("owned"):
@@ -54,7 +54,9 @@ def read_state(position: Position):
                                                "leave owned out or {}")
         if any(data.get("debt") or ()):
             raise PositionError("state.debt", "Russian pyramid has no ball debt: [0, 0] or leave it out")
-    return state_from_dict(position.state, position.ids, position.on_table())
+    state = state_from_dict(position.state, position.ids, position.on_table())
+    consistency.russian(position.game, state, position.ids)
+    return state
 
 
 def prepare(position: Position, shot) -> Prepared:

@@ -24,7 +24,7 @@ import numpy as np
 
 from cuegym.envs.registry import GAMES
 from cuegym.physics import at_rest, get_spec
-from cuegym.positions import Position, PositionError, rounded
+from cuegym.positions import Position, PositionError, consistency, rounded
 from cuegym.positions.state import Prepared, open_choice, ruling_to_dict
 from cuegym.rules import snooker as sn
 from cuegym.rules.base import FRAME_OVER, LAG, PLAYERS, clause_ids
@@ -157,8 +157,12 @@ def declaration(shot, ids, nominate: int):
 
 
 def read_state(position: Position):
-    """The referee state of ``position`` (its ``state``, or the start of a frame)."""
-    return state_from_dict(position.state, position.ids, position.on_table())
+    """The referee state of ``position`` (its ``state``, or the start of a frame); a given
+    state's fields must agree (:func:`cuegym.positions.consistency.snooker`)."""
+    state = state_from_dict(position.state, position.ids, position.on_table())
+    if position.state is not None:
+        consistency.snooker(state, position.on_table())
+    return state
 
 
 def prepare(position: Position, shot):

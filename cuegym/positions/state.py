@@ -3,13 +3,15 @@
 A position file's ``state`` holds the game's referee state by name; missing
 fields take the game's start values::
 
-    "state": {"to_play": 0, "phase": "normal", "scores": [12, 30], "debt": [0, 1],
-              "owned": {"3": 0, "7": 1}, "last_pocketed": "7", "sudden_death": false,
-              "foul_run": 0, "quiet": 0, "striker": 0, "strokes": 9}
+    "state": {"to_play": 0, "phase": "normal", "scores": [2, 0], "debt": [0, 1],
+              "owned": {"3": 0, "7": 0}, "foul_run": 0, "quiet": 0, "striker": 0, "strokes": 9}
 
 ``owned`` lists the pocketed balls credited to each player (Americanka, Moscow pyramid), in
-the order they were credited (the latest is given back first for a foul, AMB-30). Bad values
-raise :class:`~cuegym.positions.PositionError` naming the field and what is allowed.
+the order they were credited (the latest is given back first for a foul, AMB-30); there a
+score is the number of balls owned. Russian pyramid scores points and adds
+``last_pocketed`` and ``sudden_death``. Bad values raise
+:class:`~cuegym.positions.PositionError` naming the field and what is allowed; fields that
+disagree are refused by :mod:`cuegym.positions.consistency`.
 """
 
 from __future__ import annotations

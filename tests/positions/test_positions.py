@@ -361,3 +361,125 @@ def test_golf_state_errors_name_the_field(state, balls, field, contains):
 
     p = load_position({**GOLF, "state": state, **({"balls": balls} if balls else {})})
     expect_error(field, judging.read_state, p, contains=contains)
+
+
+# ----------------------------------------------------------------------------- state consistency
+
+AMK = {"game": "americanka", "table": "pyramid-12ft", "balls": {"1": [0.875, 2.65], "9": [0.4, 1.0]}}
+MOS = {"game": "moscow-pyramid", "table": "pyramid-12ft", "balls": {"cue": [0.88, 0.4], "7": [0.6, 2.9]}}
+RPY = {"game": "russian-pyramid", "table": "pyramid-12ft", "balls": {"cue": [0.88, 0.4], "7": [0.6, 2.9]}}
+SNK = {"game": "snooker", "table": "snooker-12ft", "balls": {"cue": [0.875, 1.0], "red1": [0.9, 2.5], "black": [0.875, 3.2]}}
+
+
+def read_bad(base, state, field, contains=()):
+    from cuegym.positions import judging
+
+    return expect_error(field, judging.read_state, load_position({**base, "state": state}), contains=contains)
+
+
+def read_ok(base, state):
+    from cuegym.positions import judging
+
+    return judging.read_state(load_position({**base, "state": state}))
+
+
+@pytest.mark.parametrize("base", [AMK, MOS], ids=["americanka", "moscow-pyramid"])
+def test_state_scores_are_the_balls_owned(base):
+    """Americanka / Moscow pyramid: scores [3, 0] with no ball owned would read as no ball to give back for a foul."""
+    read_bad(base, {"scores": [3, 0]}, "state.scores", ("[3, 0]", "state.owned credits 0 and 0", "number of balls"))
+    read_bad(base, {"scores": [1, 1], "owned": {"3": 0}}, "state.scores", ("credits 1 and 0",))
+    state = read_ok(base, {"scores": [2, 1], "owned": {"3": 0, "5": 1, "4": 0}})
+    assert list(np.asarray(state.scores)) == [2, 1]
+
+
+def test_state_debt_only_with_no_ball_owned():
+    """AM-16/17, MP-13/14: a foul costs an owned ball first and a ball won pays a debt first."""
+    read_bad(AMK, {"scores": [1, 0], "owned": {"3": 0}, "debt": [1, 0]}, "state.debt", ("owns 3", "state.scores 0"))
+    read_ok(AMK, {"scores": [0, 1], "owned": {"3": 1}, "debt": [1, 0]})
+
+
+def test_state_owned_cue_never_in_moscow_pyramid():
+    in_hand = {**MOS, "balls": {"7": [0.6, 2.9]}}
+    read_bad(in_hand, {"phase": "in_hand_house", "scores": [1, 0], "owned": {"cue": 0}}, "state.owned.cue", ("MP-09",))
+
+
+@pytest.mark.parametrize("base, win", [(AMK, 8), (RPY, 71)], ids=["americanka", "russian-pyramid"])
+def test_state_winner_only_when_the_frame_is_over(base, win):
+    owned = {str(b): 0 for b in (2, 3, 4, 5, 6, 7, 8, 10)} if base is AMK else {}
+    scores = [len(owned), 0] if base is AMK else [win, 20]
+    read_ok(base, {"phase": "frame_over", "winner": 0, "scores": scores, **({"owned": owned} if owned else {})})
+    read_bad(base, {"phase": "frame_over"}, "state.winner", ("frame_over",))
+    read_bad(base, {"winner": 0}, "state.winner", ("frame_over",))
+    read_bad(base, {"phase": "frame_over", "winner": 1, "scores": scores, **({"owned": owned} if owned else {})},
+             "state.scores", ("state.winner is 1",))
+
+
+def test_state_scores_below_the_win_mid_frame():
+    """RP-02: 71 points end the frame, so a position at 75:65 cannot be mid-frame."""
+    read_bad(RPY, {"scores": [75, 65]}, "state.scores", ("71 points", "frame_over"))
+    read_ok(RPY, {"scores": [70, -15]})
+
+
+def test_state_striker_is_to_play_outside_remove_ball():
+    read_bad(RPY, {"to_play": 0, "striker": 1}, "state.striker", ("must be 0",))
+    read_ok(MOS, {"to_play": 1, "striker": 0, "phase": "remove_ball"})
+    read_bad(MOS, {"to_play": 1, "phase": "remove_ball"}, "state.striker", ("must be 0", "MP-09"))
+
+
+def test_state_phase_remove_ball_is_moscow_pyramids():
+    read_bad(AMK, {"to_play": 1, "striker": 0, "phase": "remove_ball"}, "state.phase", ("MP-09",))
+
+
+def test_state_sudden_death_only_at_70_70():
+    """RP-17..19: after 70:70 the next pot or foul ends the frame; Americanka has no sudden death."""
+    read_ok(RPY, {"scores": [70, 70], "sudden_death": True})
+    read_bad(RPY, {"scores": [70, 65], "sudden_death": True}, "state.sudden_death", ("[70, 70]",))
+    read_bad(AMK, {"sudden_death": True}, "state.sudden_death", ("RP-19",))
+
+
+def test_state_last_pocketed_is_an_object_ball():
+    read_bad(RPY, {"last_pocketed": "cue"}, "state.last_pocketed", ("object ball",))
+
+
+def test_snooker_state_winner_has_the_higher_score():
+    read_ok(SNK, {"phase": "frame_over", "winner": 1, "scores": [40, 60]})
+    read_bad(SNK, {"phase": "frame_over", "winner": 0, "scores": [40, 60]}, "state.scores", ("higher score",))
+    read_bad(SNK, {"winner": 0, "scores": [60, 40]}, "state.winner", ("frame_over",))
+
+
+def test_snooker_state_ball_on_against_the_reds():
+    read_bad({**SNK, "balls": {"cue": [0.875, 1.0], "black": [0.875, 3.2]}}, {"ball_on": "red"}, "state.ball_on",
+             ("no red",))
+    read_bad(SNK, {"ball_on": "yellow"}, "state.ball_on", ("reds are on the table",))
+    read_ok(SNK, {"ball_on": "colour"})
+
+
+def test_snooker_state_choices_only_after_a_foul():
+    read_ok(SNK, {"phase": "foul_choice", "choices": ["play", "replay"]})
+    read_bad(SNK, {"phase": "foul_choice", "choices": ["play"]}, "state.choices", ("\"replay\"",))
+    read_bad(SNK, {"choices": ["play", "replay"]}, "state.choices", ("foul_choice",))
+
+
+def test_golf_state_next_pocket_follows_the_playing_order():
+    """Players before ``to_play`` in the order from ``first`` have finished the round, the others not."""
+    read_ok(GOLF, {"num_players": 3, "first": 1, "to_play": 0, "pocket": 2, "next_pocket": [2, 3, 3]})
+    second = {**GOLF, "balls": {"cue": [0.875, 1.75], "2": [0.875, 2.8]}}
+    read_bad(second, {"to_play": 1, "pocket": 2, "next_pocket": [2, 2]}, "state.next_pocket.0", ("must be 3", "finished"))
+    read_bad(GOLF, {"pocket": 2, "next_pocket": [3, 2]}, "state.next_pocket.0", ("must be 2",))
+
+
+def test_golf_state_pocket_7_exactly_at_the_end():
+    read_bad(GOLF, {"phase": "frame_over", "pocket": 6, "next_pocket": [6, 6]}, "state.pocket", ("pocket 7",))
+    read_ok(GOLF, {"phase": "frame_over", "pocket": 7, "next_pocket": [7, 7], "strokes": [30, 31], "winner": 0})
+
+
+def test_golf_state_winner_is_the_single_lowest_total():
+    end = {"phase": "frame_over", "pocket": 7, "next_pocket": [7, 7]}
+    read_bad(GOLF, {**end, "strokes": [30, 31], "winner": 1}, "state.winner", ("lowest total", "here 0"))
+    read_bad(GOLF, {**end, "strokes": [30, 31]}, "state.winner", ("here 0",))
+    read_ok(GOLF, {**end, "strokes": [30, 30]})
+    read_bad(GOLF, {"winner": 0}, "state.winner", ("frame_over",))
+
+
+def test_golf_state_opening_only_in_round_1():
+    read_bad(GOLF, {"pocket": 2, "next_pocket": [2, 2], "opening": True}, "state.opening", ("GF-09",))
