@@ -154,6 +154,17 @@ def test_every_case_is_sound_and_deterministic(runs):
             assert x.tobytes() == y.tobytes(), f"{name}: not the same bytes at another batch position"
 
 
+def test_the_audit_sees_a_doctored_energy_rise(runs):
+    """The checks above can fail: the same batch with one contact's outgoing speeds raised."""
+    balls, shots = _inputs(NAMES)
+    _, log, _ = simulate_batch(TABLE, balls, shots, log_capacity=300)
+    i = NAMES.index("257_cradle_0")
+    k = int(np.flatnonzero(np.asarray(log.kind[i]) == ev.BALL)[0])
+    aud = _audit(balls, log._replace(v=log.v.at[i, k].multiply(1.2)))
+    assert float(aud.energy_rise[i]) > 1e-3 and float(aud.energy_rel[i]) > 0.1
+    assert float(np.max(np.delete(np.asarray(aud.energy_rise), i))) <= 1e-12
+
+
 def test_pooltool_154_ball_through_ball(runs):
     run = runs[0]
     for name in ("154_line_1e-09", "154_line_0"):
