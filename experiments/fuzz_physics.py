@@ -1,6 +1,7 @@
 """Fuzz the physics: many seeded hard layouts and strokes, every result checked.
 
     python experiments/fuzz_physics.py --shots N --out FILE [--seed S] [--lanes L] [--breaks K]
+    python experiments/fuzz_physics.py --shots N --out FILE --replay CHECK   # its worst case again
 
 Layouts and strokes: ``experiments/fuzz_layouts.py``, on pyramid-12ft, snooker-12ft and
 pool-9ft, plus K seeded breaks on each of the pyramid and snooker racks. All shots run
@@ -28,7 +29,16 @@ import jax
 import jax.numpy as jnp
 from fuzz_layouts import LAYOUTS, STROKES, Geometry, batch
 
-from cuegym.physics import OFF_TABLE, POCKETED, STATIONARY, BallState, Shot, get_table, simulate_many
+from cuegym.physics import (
+    OFF_TABLE,
+    POCKETED,
+    STATIONARY,
+    BallState,
+    Shot,
+    get_table,
+    simulate_batch,
+    simulate_many,
+)
 from cuegym.physics.audit import audit_final, audit_log
 
 TABLES = {"pyramid-12ft": 16, "snooker-12ft": 22, "pool-9ft": 16}  # ball slots
@@ -207,10 +217,33 @@ def run_chunk(args, report, table_name, kind, chunk, size):
     return sim_s + sample_s
 
 
-def main(argv=None):
+def replay(report_path, check):
+    """Play the worst case of ``check`` in the report at ``report_path`` again: check that the
+    seeded generator gives the stored arrays, simulate it alone with a full log, audit it."""
+    with open(report_path) as f:
+        d = json.load(f)
+    w = d["worst"][check]
+    args = build_parser().parse_args(d["command"].split()[2:])
+    size = next(n for t, k, c, n in plan(args) if (t, k, c) == (w["table"], w["chunk_kind"], w["chunk"]))
+    xy, ok, names, stroke, shot = chunk_inputs(w["seed"], w["table"], w["chunk"], size, w["chunk_kind"])
+    i = w["index"]
+    same = np.array_equal(xy[i], w["xy"]) and np.array_equal(ok[i], w["present"]) and all(
+        shot[k][i] == v for k, v in w["shot"].items())
+    table = get_table(w["table"])
+    balls, shots = to_jax(xy[i : i + 1], ok[i : i + 1], {k: v[i : i + 1] for k, v in shot.items()})
+    _, log, _ = simulate_batch(table, balls, shots, max_events=args.max_events, log_capacity=args.max_events + 2)
+    aud = _audit(table, balls, log)
+    print(json.dumps({"check": check, "value": w["value"], "regenerated_same_arrays": bool(same),
+                      "events": int(log.count[0]), "truncated": bool(log.truncated[0]),
+                      **{f: float(np.asarray(getattr(aud, f))[0]) for f in ("overlap", "escape", "energy_rise")}}))
+    return 0
+
+
+def build_parser():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--shots", type=int, required=True, help="fuzzed shots over the three tables (breaks apart)")
-    p.add_argument("--out", required=True)
+    p.add_argument("--out", required=True, help="the JSON report (with --replay: the report to read)")
+    p.add_argument("--replay", default=None, metavar="CHECK", help="play the report's worst case of CHECK again")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--lanes", type=int, default=1024)
     p.add_argument("--breaks", type=int, default=10_000, help="seeded breaks on each of the pyramid and snooker racks")
@@ -218,10 +251,16 @@ def main(argv=None):
     p.add_argument("--sample", type=int, default=64, help="every k-th shot is replayed from a full event log")
     p.add_argument("--max-events", type=int, default=1500)
     p.add_argument("--cache-dir", default=os.environ.get("CUEGYM_CACHE_DIR"))
-    args = p.parse_args(argv)
+    return p
+
+
+def main(argv=None):
+    args = build_parser().parse_args(argv)
     if args.cache_dir:
         jax.config.update("jax_compilation_cache_dir", args.cache_dir)
         jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
+    if args.replay:
+        return replay(args.out, args.replay)
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     report = Report(args, "python experiments/fuzz_physics.py " + " ".join(argv if argv is not None else sys.argv[1:]))
     start, sim_s = time.perf_counter(), 0.0
