@@ -18,7 +18,18 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from cuegym.physics import OFF_TABLE, POCKETED, ROLLING, SLIDING, STATIONARY, BallState, Shot, get_table, simulate_batch
+from cuegym.physics import (
+    AIRBORNE,
+    OFF_TABLE,
+    POCKETED,
+    ROLLING,
+    SLIDING,
+    STATIONARY,
+    BallState,
+    Shot,
+    get_table,
+    simulate_batch,
+)
 from cuegym.physics import events as ev
 from cuegym.physics.audit import audit_log
 
@@ -32,10 +43,11 @@ TOL = 1e-6  # m: overlap and escape allowed at any event
 CASES: dict[str, dict] = {}
 
 
-def case(name, xy, shot=(0.0, 0.0), a=0.0, b=0.0, moving=None):
+def case(name, xy, shot=(0.0, 0.0), a=0.0, b=0.0, moving=None, z=None):
     """Register a case: ``xy`` centres (ball 0 first), ``shot`` (phi [rad], cue speed [m/s]) on
-    ball 0, ``moving`` {ball: (v (3,), state)} set before the strike (spin: rolling or none)."""
-    CASES[name] = dict(xy=np.asarray(xy, float), shot=(0, *shot, a, b, 0.0), moving=moving or {})
+    ball 0, ``moving`` {ball: (v (3,), state)} set before the strike (spin: rolling or none),
+    ``z`` {ball: height [m] above the bed}."""
+    CASES[name] = dict(xy=np.asarray(xy, float), shot=(0, *shot, a, b, 0.0), moving=moving or {}, z=z or {})
 
 
 def rolling(vx, vy):
@@ -87,6 +99,13 @@ for gap in (0.0, 1e-12, 1e-9, 1e-6):
     case(f"201_parallel_{gap:g}", [IDLE, (OFF + gap, 1.0)], moving={1: rolling(0, 0.5)})
 case("201_drifting_in", [IDLE, (OFF + 1e-6, 1.0)], moving={1: rolling(-1e-6, 0.5)})
 
+# found by the fuzzer (docs/physics.md, "Fuzzing"): a ball in the air touching a ball on the bed,
+# not yet approaching it but falling onto it (the gap function <= 0 at t = 0, flat, then falling)
+FALL = 2 * R - 1e-13  # centre distance: touching, 1e-13 m into it by rounding
+case("fuzz_airborne_falls_onto_ball", [IDLE, (0.8 + FALL * 0.5, 1.0), (0.8, 1.0)],
+     moving={1: (np.zeros(3), AIRBORNE)}, z={1: FALL * math.sqrt(3) / 2})
+KNOWN_BUGS = {"fuzz_airborne_falls_onto_ball"}
+
 NAMES = list(CASES)
 
 
@@ -99,6 +118,8 @@ def _inputs(names):
         c = CASES[name]
         n = len(c["xy"])
         r[i, :n, :2], state[i, :n] = c["xy"], STATIONARY
+        for k, height in c["z"].items():
+            r[i, k, 2] = height
         for k, (vel, st) in c["moving"].items():
             v[i, k], state[i, k] = vel, st
             if st == ROLLING:
@@ -149,7 +170,8 @@ def check_sound(run, name):
 def test_every_case_is_sound_and_deterministic(runs):
     first, second = runs
     for name in NAMES:
-        check_sound(first, name)
+        if name not in KNOWN_BUGS:
+            check_sound(first, name)
         for x, y in zip(jax.tree_util.tree_leaves(first[name]), jax.tree_util.tree_leaves(second[name])):
             assert x.tobytes() == y.tobytes(), f"{name}: not the same bytes at another batch position"
 
@@ -318,3 +340,13 @@ def test_pooltool_201_parallel_to_rail(runs):
     assert ball_events(log, ev.CUSHION), "drifting in at 2e-6 rad it meets the rail"
     assert final.state[1] == STATIONARY and abs(final.r[1, 0] - OFF) < 1e-6
     assert abs(final.r[1, 1] - balls.r[1, 1] - travel) < 1e-5
+
+
+@pytest.mark.xfail(strict=True, reason="physics bug found by the fuzzer, not fixed: a touching pair that is not "
+                   "approaching at t = 0 but accelerates into contact (a ball in the air falling onto another) "
+                   "gets no contact (roots.first_descending_root_quartic looks for a crossing from above); "
+                   "docs/physics.md 'Fuzzing'")
+def test_fuzz_airborne_ball_falling_onto_a_touching_ball(runs):
+    """A ball at the top of its flight touching a ball on the bed 60 degrees below it must bounce
+    off it, not fall through it; fails today (the flying ball lands 34 mm into the other)."""
+    check_sound(runs[0], "fuzz_airborne_falls_onto_ball")
