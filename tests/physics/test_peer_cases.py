@@ -1,0 +1,352 @@
+"""Regression cases from the failures pooltool's users reported, as concrete layouts and strokes.
+
+Each test is named after its source (pooltool issue or pull request) and asserts against an
+independent truth: closed-form motion (Leckie & Greenspan 2005: a stun ball rolls at 5/7 of its
+speed after 2 v / (7 mu_s g); rolling stops after v^2 / (2 mu_r g)), conservation of momentum
+in an instant of contacts, restitution bounds, symmetry, and at every logged event and between
+events (``cuegym.physics.audit``) no overlap beyond 1 µm, no ball outside the playable region,
+no rise of energy. Every case runs in one batch on pyramid-12ft (one compiled program), twice,
+the second time in reverse batch order, and must give the same bytes.
+"""
+
+from __future__ import annotations
+
+import math
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from cuegym.physics import (
+    AIRBORNE,
+    OFF_TABLE,
+    POCKETED,
+    ROLLING,
+    SLIDING,
+    STATIONARY,
+    BallState,
+    Shot,
+    get_table,
+    simulate_batch,
+)
+from cuegym.physics import events as ev
+from cuegym.physics.audit import audit_log
+
+TABLE = get_table("pyramid-12ft")
+R, OFF = float(TABLE.radius), float(TABLE.contact_offset)
+W, L = float(TABLE.width), float(TABLE.length)
+G, MU_S, MU_R, E_BALL = 9.81, float(TABLE.mu_slide), float(TABLE.mu_roll), float(TABLE.e_ball)
+N = 5  # ball slots of every case
+IDLE = (1.6, 3.3)  # an idle cue ball, struck at zero speed, where a case moves balls itself
+TOL = 1e-6  # m: overlap and escape allowed at any event
+CASES: dict[str, dict] = {}
+
+
+def case(name, xy, shot=(0.0, 0.0), a=0.0, b=0.0, moving=None, z=None):
+    """Register a case: ``xy`` centres (ball 0 first), ``shot`` (phi [rad], cue speed [m/s]) on
+    ball 0, ``moving`` {ball: (v (3,), state)} set before the strike (spin: rolling or none),
+    ``z`` {ball: height [m] above the bed}."""
+    CASES[name] = dict(xy=np.asarray(xy, float), shot=(0, *shot, a, b, 0.0), moving=moving or {}, z=z or {})
+
+
+def rolling(vx, vy):
+    return (np.array([vx, vy, 0.0]), ROLLING)
+
+
+# pooltool #154: a fast ball passes through a ball nearly touching another
+for gap in (1e-9, 0.0):
+    case(f"154_line_{gap:g}", [(0.2, 1.0), (0.6, 1.0), (0.6 + 2 * R + gap, 1.0)], (0.0, 10.0))
+case("154_graze_hit", [(0.2, 1.0), (1.0, 1.0 + 2 * R - 1e-7)], (0.0, 10.0))
+case("154_graze_miss", [(0.2, 1.0), (1.0, 1.0 + 2 * R + 1e-7)], (0.0, 10.0))
+case("154_cut_into_pair", [(0.3, 1.2), (0.9, 1.5), (0.9 + (2 * R + 1e-9) * 0.5, 1.5 + (2 * R + 1e-9) * math.sqrt(3) / 2)],
+     (math.atan2(0.3 - R, 0.6), 10.0))
+
+# pooltool #217: near-simultaneous nose and jaw contact at a corner; a ball frozen on a rail
+D_CORNER = float(TABLE.seg_a[2, 1])  # where the left-head nose begins (its jaw's tangent point)
+for speed in (1.0, 4.0, 10.0):
+    for k, (start, target) in enumerate((((0.4, 0.4), (OFF, D_CORNER)), ((0.5, 0.25), (D_CORNER, OFF)))):
+        case(f"217_junction_{k}_{speed:g}", [start], (math.atan2(target[1] - start[1], target[0] - start[0]), speed))
+    case(f"217_frozen_into_rail_{speed:g}", [(OFF, 1.2)], (math.pi + 0.6, speed))
+for a in (0.0, 0.4, -0.4):
+    case(f"217_frozen_along_rail_{a:g}", [(OFF, 1.2)], (-math.pi / 2, 2.0), a=a)
+
+# pooltool #263 / PR #354: contact polynomials that degenerate (equal accelerations, parallel motion)
+for gap in (0.0, 1e-9):
+    case(f"263_side_by_side_{gap:g}", [IDLE, (0.6, 1.0), (0.6 + 2 * R + gap, 1.0)],
+         moving={1: rolling(0, 0.5), 2: rolling(0, 0.5)})
+    case(f"354_slide_beside_roll_{gap:g}", [IDLE, (0.6, 1.0), (0.6 + 2 * R + gap, 1.0)],
+         moving={1: (np.array([0.0, 0.7, 0.0]), SLIDING), 2: rolling(0, 0.5)})
+case("263_chasing", [IDLE, (0.6, 1.0), (0.6, 1.1)], moving={1: rolling(0, 0.6), 2: rolling(0, 0.3)})
+case("263_slower_behind", [IDLE, (0.6, 1.0), (0.6, 1.1)], moving={1: rolling(0, 0.3), 2: rolling(0, 0.6)})
+case("354_touching_in_line", [IDLE, (0.6, 1.0), (0.6, 1.0 + 2 * R)], moving={1: rolling(0, 0.5), 2: rolling(0, 0.5)})
+
+# pooltool PR #257: Newton's cradle, touching and nearly touching
+CRADLE_RUN_UP = 1e-3  # m between the cue ball and the line
+for gap in (0.0, 1e-9, 1e-7):
+    x1 = 0.8
+    case(f"257_cradle_{gap:g}", [(x1 - 2 * R - CRADLE_RUN_UP, 1.0)] + [(x1 + k * (2 * R + gap), 1.0) for k in range(4)],
+         (0.0, 1.0))
+
+# pooltool PR #78: events that coincide exactly
+# the cue ball meets two balls at one instant; 0.75 +- y is exact, so the two contact times are equal
+case("78_cue_hits_pair", [(0.3, 0.75), (1.0, 0.75 + R + 5e-8), (1.0, 0.75 - R - 5e-8)], (0.0, 2.0))
+case("78_cue_hits_pair_swapped", [(0.3, 0.75), (1.0, 0.75 - R - 5e-8), (1.0, 0.75 + R + 5e-8)], (0.0, 2.0))
+case("78_twin_cushions", [IDLE, (0.5, 1.0), (1.25, 1.0)], moving={1: rolling(0, -1.0), 2: rolling(0, -1.0)})
+
+# pooltool PR #201: rolling parallel to a rail, at it and a hair off it
+for gap in (0.0, 1e-12, 1e-9, 1e-6):
+    case(f"201_parallel_{gap:g}", [IDLE, (OFF + gap, 1.0)], moving={1: rolling(0, 0.5)})
+case("201_drifting_in", [IDLE, (OFF + 1e-6, 1.0)], moving={1: rolling(-1e-6, 0.5)})
+
+# found by the fuzzer (docs/physics.md, "Fuzzing"): a ball in the air touching a ball on the bed,
+# not yet approaching it but falling onto it (the gap function <= 0 at t = 0, flat, then falling)
+FALL = 2 * R - 1e-13  # centre distance: touching, 1e-13 m into it by rounding
+case("fuzz_airborne_falls_onto_ball", [IDLE, (0.8 + FALL * 0.5, 1.0), (0.8, 1.0)],
+     moving={1: (np.zeros(3), AIRBORNE)}, z={1: FALL * math.sqrt(3) / 2})
+KNOWN_BUGS = {"fuzz_airborne_falls_onto_ball"}
+
+NAMES = list(CASES)
+
+
+def _inputs(names):
+    B = len(names)
+    r, v, w = np.zeros((B, N, 3)), np.zeros((B, N, 3)), np.zeros((B, N, 3))
+    state = np.full((B, N), OFF_TABLE, np.int32)
+    shot = np.zeros((B, 6))
+    for i, name in enumerate(names):
+        c = CASES[name]
+        n = len(c["xy"])
+        r[i, :n, :2], state[i, :n] = c["xy"], STATIONARY
+        for k, height in c["z"].items():
+            r[i, k, 2] = height
+        for k, (vel, st) in c["moving"].items():
+            v[i, k], state[i, k] = vel, st
+            if st == ROLLING:
+                w[i, k, :2] = (-vel[1] / R, vel[0] / R)
+        shot[i] = c["shot"]
+    balls = BallState(jnp.asarray(r), jnp.asarray(v), jnp.asarray(w), jnp.asarray(state), jnp.full((B, N), -1, jnp.int32))
+    f = lambda k: jnp.asarray(shot[:, k])  # noqa: E731
+    return balls, Shot(jnp.asarray(shot[:, 0], jnp.int32), f(1), f(2), f(3), f(4), f(5))
+
+
+_audit = jax.jit(jax.vmap(lambda b, lg: audit_log(TABLE, b, lg)))
+
+
+@pytest.fixture(scope="module")
+def runs():
+    """{name: (start BallState, final, log, summary, audit)} as numpy, and the same run in
+    reverse batch order."""
+    out = []
+    for names in (NAMES, NAMES[::-1]):
+        balls, shots = _inputs(names)
+        res = simulate_batch(TABLE, balls, shots, log_capacity=300)
+        aud = _audit(balls, res[1])
+        tree = jax.tree_util.tree_map(np.asarray, (balls, *res, aud))
+        out.append({n: jax.tree_util.tree_map(lambda x, i=i: x[i], tree) for i, n in enumerate(names)})
+    return out
+
+
+def ball_events(log, kind=ev.BALL):
+    """[(t, i, j, v_i (3,), v_j (3,))] of the logged events of ``kind``."""
+    n = int(log.count)
+    return [(float(log.t[k]), int(log.ball[k]), int(log.other[k]), log.v[k, 0], log.v[k, 1])
+            for k in range(n) if int(log.kind[k]) == kind]
+
+
+def check_sound(run, name):
+    """The invariants every case keeps."""
+    balls, final, log, summ, aud = run[name]
+    assert not log.truncated and not log.overflow, name
+    assert aud.overlap <= TOL, f"{name}: balls overlap by {aud.overlap:.3g} m at event {aud.worst_event}"
+    assert aud.escape <= TOL, f"{name}: a ball {aud.escape:.3g} m outside the playable region"
+    assert not (aud.energy_rel > 1e-9 and aud.energy_rise > 1e-12), f"{name}: energy rose by {aud.energy_rise:.3g} J"
+    assert not aud.nan
+    present = balls.state != OFF_TABLE
+    assert np.all((final.state[present] == STATIONARY) | (final.state[present] == POCKETED)), name
+    assert not summ.off_table.any(), f"{name}: a ball left the table"
+
+
+def test_every_case_is_sound_and_deterministic(runs):
+    first, second = runs
+    for name in NAMES:
+        if name not in KNOWN_BUGS:
+            check_sound(first, name)
+        for x, y in zip(jax.tree_util.tree_leaves(first[name]), jax.tree_util.tree_leaves(second[name])):
+            assert x.tobytes() == y.tobytes(), f"{name}: not the same bytes at another batch position"
+
+
+def test_the_audit_sees_a_doctored_energy_rise(runs):
+    """The checks above can fail: the same batch with one contact's outgoing speeds raised."""
+    balls, shots = _inputs(NAMES)
+    _, log, _ = simulate_batch(TABLE, balls, shots, log_capacity=300)
+    i = NAMES.index("257_cradle_0")
+    k = int(np.flatnonzero(np.asarray(log.kind[i]) == ev.BALL)[0])
+    aud = _audit(balls, log._replace(v=log.v.at[i, k].multiply(1.2)))
+    assert float(aud.energy_rise[i]) > 1e-3 and float(aud.energy_rel[i]) > 0.1
+    assert float(np.max(np.delete(np.asarray(aud.energy_rise), i))) <= 1e-12
+
+
+def test_pooltool_154_ball_through_ball(runs):
+    run = runs[0]
+    for name in ("154_line_1e-09", "154_line_0"):
+        contacts = ball_events(run[name][2])
+        assert [(i, j) for _, i, j, _, _ in contacts[:2]] == [(0, 1), (1, 2)], name
+        t0, t1 = contacts[0][0], contacts[1][0]
+        assert t1 - t0 < 1e-9, name  # the pressed ball passes the blow on at once
+        v_in = float(run[name][2].v[0, 0, 0])  # the cue ball after the strike: straight along +x
+        v2 = contacts[1][4]
+        assert v2[0] > ((1 + E_BALL) / 2) ** 2 * v_in * 0.99, name  # through two contacts, not through a ball
+    hit, miss = run["154_graze_hit"], run["154_graze_miss"]
+    assert int(hit[3].first_contact) == 1
+    assert int(miss[3].first_contact) == -1 and not miss[3].touched.any()
+    assert miss[1].r[1].tobytes() == miss[0].r[1].tobytes()  # the missed ball never moved
+    check_sound(run, "154_cut_into_pair")
+
+
+def test_pooltool_217_corner_double_cushion(runs):
+    run = runs[0]
+    for name in NAMES:
+        if name.startswith("217_junction"):
+            check_sound(run, name)
+            assert ball_events(run[name][2], ev.CUSHION) or ball_events(run[name][2], ev.JAW), name
+    for speed in ("1", "4", "10"):
+        log = run[f"217_frozen_into_rail_{speed}"][2]
+        first = ball_events(log, ev.CUSHION)[0]
+        assert first[0] == 0.0 and first[1] == 0  # touching and driven in: a contact at once
+        v_in = log.v[0, 0]
+        assert 0 < first[3][0] <= -v_in[0] * 1.0001  # it leaves the rail, no faster than it came
+    for a in ("0", "0.4", "-0.4"):
+        name = f"217_frozen_along_rail_{a}"
+        balls, final, log, _, aud = run[name]
+        assert aud.escape <= TOL
+        if a == "0":  # heading straight along the rail (cos(-pi/2) ~ 6e-17): on the rail line to the jaw
+            n = int(log.count)
+            jaw = next(k for k in range(n) if int(log.kind[k]) == ev.JAW)  # it grazes the jaw's tangent point
+            xs = [float(log.r[k, 0, 0]) for k in range(jaw + 1)]
+            assert len(xs) >= 3 and max(abs(x - OFF) for x in xs) < 1e-9, name
+
+
+def closed_form_stop(v0, sliding):
+    """Distance [m] to rest of a ball with speed ``v0`` along a line, rolling, or sliding
+    without spin (stun) then rolling (Leckie & Greenspan 2005)."""
+    if not sliding:
+        return v0 * v0 / (2 * MU_R * G)
+    t = 2 * v0 / (7 * MU_S * G)
+    slide = v0 * t - 0.5 * MU_S * G * t * t
+    v1 = 5 / 7 * v0
+    return slide + v1 * v1 / (2 * MU_R * G)
+
+
+def test_pooltool_263_354_degenerate_quartic(runs):
+    run = runs[0]
+    for gap in ("0", "1e-09"):
+        for name, speeds, sliding in ((f"263_side_by_side_{gap}", (0.5, 0.5), (False, False)),
+                                      (f"354_slide_beside_roll_{gap}", (0.7, 0.5), (True, False))):
+            balls, final, log, _, _ = run[name]
+            assert not ball_events(log), f"{name}: a false contact"
+            for k, v0, sl in zip((1, 2), speeds, sliding):
+                assert final.r[k, 0] == balls.r[k, 0], name  # nothing pushed it sideways
+                assert abs(final.r[k, 1] - balls.r[k, 1] - closed_form_stop(v0, sl)) < 1e-9, name
+    balls, final, log, _, _ = run["263_chasing"]
+    contacts = ball_events(log)
+    # equal accelerations: the gap closes at the constant relative speed, 0.3 m/s
+    assert contacts and abs(contacts[0][0] - (0.1 - 2 * R) / 0.3) < 1e-12
+    assert not ball_events(run["263_slower_behind"][2])
+    balls, final, log, _, _ = run["354_touching_in_line"]
+    assert not ball_events(log)
+    assert abs(final.r[2, 1] - final.r[1, 1] - 2 * R) < 1e-12
+
+
+def test_pooltool_257_newtons_cradle(runs):
+    run = runs[0]
+    # e_ball = 0.95, equal masses: each contact of the first pass keeps momentum and hands the
+    # struck ball (1 + e) / 2 of the striker's speed, so the far ball leaves at ((1 + e) / 2)^4 of
+    # the incoming speed (0.904) and the others keep under 5 %
+    for gap in ("0", "1e-09", "1e-07"):
+        name = f"257_cradle_{gap}"
+        balls, final, log, _, _ = run[name]
+        v0 = float(log.v[0, 0, 0])  # the stun cue ball after the strike
+        v_in = math.sqrt(v0 * v0 - 2 * MU_S * G * CRADLE_RUN_UP)  # sliding on the cloth to the line
+        contacts = ball_events(log)
+        t0 = contacts[0][0]
+        instant = [c for c in contacts if c[0] - t0 < 1e-6]
+        pairs = [(i, j) for _, i, j, _, _ in instant]
+        assert sorted(set(pairs), key=pairs.index) == [(0, 1), (1, 2), (2, 3), (3, 4)], name  # the blow runs down the line
+        # the first pass down the line: each ball's velocity after its first contact with the next
+        first = {}
+        for _, i, j, vi, vj in instant:
+            if (i, j) not in first:
+                first[(i, j)] = (vi, vj)
+        vx = np.array([first[(k, k + 1)][0][0] for k in range(4)] + [first[(3, 4)][1][0]])
+        # less at most the cloth's friction on the balls sliding across the gaps (mu_s g gap / v each)
+        loss = 4 * MU_S * G * float(gap) / (0.9 * v_in) + 1e-12
+        assert 0 <= v_in - vx.sum() <= loss, f"{name}: momentum {vx.sum()} against {v_in}"
+        assert np.sum(vx**2) <= v_in**2 * (1 + 1e-9)
+        assert abs(vx[4] - ((1 + E_BALL) / 2) ** 4 * v_in) <= loss, name  # (1 + e) / 2 per contact
+        # after the instant (the pairs left pressing are rolled out, docs/physics.md "Clusters")
+        last = {}
+        for _, i, j, vi, vj in instant:
+            last[i], last[j] = vi[0], vj[0]
+        assert abs(last[0]) < 0.05 * v_in, f"{name}: the cue ball should nearly stop"
+        assert max(last[k] for k in range(4)) < 0.05 * v_in and last[4] == vx[4], name
+        # the far ball leaves: it ends furthest along the line
+        assert final.r[4, 0] > final.r[:4, 0].max() and final.state[4] == STATIONARY
+    kinds = [run["257_cradle_0"][2].kind, run["257_cradle_1e-09"][2].kind]
+    assert kinds[0][:6].tolist() == kinds[1][:6].tolist()  # the same order for touching and 1 nm apart
+
+
+def test_pooltool_78_simultaneous_events(runs):
+    run = runs[0]
+    first = {}
+    for name in ("78_cue_hits_pair", "78_cue_hits_pair_swapped"):
+        (t1, i1, j1, a1, b1), (t2, i2, j2, a2, b2) = ball_events(run[name][2])[:2]
+        # one instant (the second root is re-solved after the first impulse and polished to the
+        # touching side, so it may come a femtosecond later), the lower index first
+        assert 0 <= t2 - t1 < 1e-12 and (i1, j1, i2, j2) == (0, 1, 0, 2), name
+        # y-momentum of the three balls right after the instant stays zero (internal impulses)
+        assert abs(a2[1] + b1[1] + b2[1]) < 1e-12, name
+        assert np.sign(b1[1]) == np.sign(run[name][0].r[1, 1] - 0.75) == -np.sign(b2[1]), name  # to their own sides
+        first[name] = (a2, b1, b2)
+    # the pair is resolved in index order, not by position: swapping the balls' numbers mirrors
+    # the outcome (the contacts are resolved one after the other, so ball 1 takes the larger share)
+    (c, p, q), (c_s, p_s, q_s) = first.values()
+    flip = np.array([1.0, -1.0, 1.0])
+    for x, y in ((c, c_s), (p, p_s), (q, q_s)):
+        np.testing.assert_allclose(x[:2], (y * flip)[:2], atol=1e-12)
+    balls, final, log, _, _ = run["78_twin_cushions"]
+    hits = ball_events(log, ev.CUSHION)
+    assert [h[1] for h in hits[:2]] == [1, 2] and hits[0][0] == hits[1][0]
+    stops = ball_events(log, ev.STOP)
+    assert [s[1] for s in stops] == [1, 2] and stops[0][0] == stops[1][0]
+    assert final.r[1, 1] == final.r[2, 1]  # twins: the same path, 0.75 m apart
+    assert final.r[1, 0] == balls.r[1, 0] and final.r[2, 0] == balls.r[2, 0]
+
+
+def test_pooltool_201_parallel_to_rail(runs):
+    run = runs[0]
+    travel = closed_form_stop(0.5, False)  # passes the middle pocket's mouth on its way
+    for gap in ("0", "1e-12", "1e-09", "1e-06"):
+        name = f"201_parallel_{gap}"
+        balls, final, log, _, _ = run[name]
+        check_sound(run, name)
+        assert final.state[1] == STATIONARY, f"{name}: it should roll past the pocket"
+        # exactly on the contact line (gap 0) it grazes the far jaw of the middle pocket at its
+        # tangent point; the double root puts the contact normal ~1e-6 rad off, and the ball
+        # leaves the line by 0.6 um over the 0.45 m left: within the 1 um of every other check
+        assert abs(final.r[1, 0] - balls.r[1, 0]) < (TOL if gap == "0" else 1e-12), name
+        assert abs(final.r[1, 1] - balls.r[1, 1] - travel) < (TOL if gap == "0" else 1e-9), name
+    balls, final, log, _, _ = run["201_drifting_in"]
+    assert ball_events(log, ev.CUSHION), "drifting in at 2e-6 rad it meets the rail"
+    assert final.state[1] == STATIONARY and abs(final.r[1, 0] - OFF) < 1e-6
+    assert abs(final.r[1, 1] - balls.r[1, 1] - travel) < 1e-5
+
+
+@pytest.mark.xfail(strict=True, reason="physics bug found by the fuzzer, not fixed: a touching pair that is not "
+                   "approaching at t = 0 but accelerates into contact (a ball in the air falling onto another) "
+                   "gets no contact (roots.first_descending_root_quartic looks for a crossing from above); "
+                   "docs/physics.md 'Fuzzing'")
+def test_fuzz_airborne_ball_falling_onto_a_touching_ball(runs):
+    """A ball at the top of its flight touching a ball on the bed 60 degrees below it must bounce
+    off it, not fall through it; fails today (the flying ball lands 34 mm into the other)."""
+    check_sound(runs[0], "fuzz_airborne_falls_onto_ball")
