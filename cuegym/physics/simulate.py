@@ -107,7 +107,9 @@ def _geometry(balls: BallState, acc, trans_dt, table):
     at = r[:, None] + v[:, None] * ts + 0.5 * a[:, None] * ts * ts
     span = table.seg_b - table.seg_a
     frac = dot(at - table.seg_a[None], span[None]) * (1.0 / dot(span, span))[None]
-    t_seg = jnp.where((frac >= 0) & (frac <= 1) & (c0 > -off), t_seg, INF)
+    # a ball behind a wall's line is not "touching and approaching" it (the root at 0), but a
+    # curved path can cross the line beside the wall and come back onto its front (t > 0)
+    t_seg = jnp.where((frac >= 0) & (frac <= 1) & ((c0 > -off) | (t_seg > 0)), t_seg, INF)
     # jaw circles: squared distance minus (jaw radius + offset)^2, a quartic
     p = r[:, None] - table.jaw_c[None]
     vv = jnp.broadcast_to(v[:, None], p.shape)
