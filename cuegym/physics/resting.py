@@ -10,7 +10,7 @@ contact collides again once it has closed by :data:`CONTACT_DEPTH`
 (:func:`cuegym.physics.roots.first_descending_root_quartic`'s ``depth``), at the approach
 speed sqrt(2 depth a) its acceleration a into contact gives it, and the sustained-contact
 impulse (``collisions.ball_ball``, rule 1: elastic, frictionless) reverses that. The
-time-averaged impulse is the force that keeps the pair apart; the pair never overlaps by
+time-averaged impulse is the force that keeps the pair apart, and the pair overlaps by no
 more than the depth. The train must keep its energy, or its collisions shrink without end
 (inelastic collapse, Luding and McNamara 1998): :func:`supported` gives the impulse of a
 ball in the air on a ball on the bed, which the slate holds up and the cloth keeps rolling.
@@ -26,7 +26,7 @@ from cuegym.physics.motion import rolling_spin
 from cuegym.physics.vec import dot
 
 # m: 0.1 um, well inside the audits' 1 um; the approach speed of a microcollision is then
-# sqrt(2 depth a): 1.3 mm/s under gravity, below SUSTAINED_SPEED, so it is elastic
+# sqrt(2 depth a): at most 1.4 mm/s under gravity, below SUSTAINED_SPEED, so it is elastic
 CONTACT_DEPTH = 1e-7
 
 

@@ -351,8 +351,10 @@ def test_pooltool_201_parallel_to_rail(runs):
 
 def test_fuzz_airborne_ball_falling_onto_a_touching_ball(runs):
     """A ball at the top of its flight touching a ball on the bed 60 degrees below it slides
-    off it on a train of sustained contacts and lands beside it, pushing it away; without
-    the contact depth (roots.first_descending_root_quartic) it fell 34 mm into it."""
+    off it on a train of microcollisions (the contact depth of
+    roots.first_descending_root_quartic) and lands beside it, pushing it away; the pair never
+    crosses the contact distance from above, and a search for that crossing alone lets the
+    ball fall 34 mm into the other."""
     balls, final, log, _, _ = runs[0]["fuzz_airborne_falls_onto_ball"]
     check_sound(runs[0], "fuzz_airborne_falls_onto_ball")
     contacts = ball_events(log)
@@ -362,9 +364,9 @@ def test_fuzz_airborne_ball_falling_onto_a_touching_ball(runs):
 
 
 def test_fuzz_sliding_ball_curving_into_a_touching_ball(runs):
-    """A ball sliding along a ball at rest that it touches, curving into it, meets it at
-    once (a sustained contact: it is rolled out and pushes the ball at rest) instead of
-    running into it until its next change of motion (1.5 um into it in the fuzz run)."""
+    """A ball sliding along a ball at rest that it touches, curving into it, meets it within
+    a millisecond (a microcollision: it is rolled out and pushes the ball at rest), not at its
+    next change of motion 30 ms on, 0.85 mm into it."""
     balls, final, log, _, _ = runs[0]["fuzz_slide_curves_into_touching_ball"]
     check_sound(runs[0], "fuzz_slide_curves_into_touching_ball")
     contacts = ball_events(log)
