@@ -2,6 +2,7 @@
 
     python experiments/fuzz_physics.py --shots N --out FILE [--seed S] [--lanes L] [--breaks K]
     python experiments/fuzz_physics.py --shots N --out FILE --replay CHECK   # its worst case again
+    python experiments/fuzz_physics.py --shots N --out FILE --shot TABLE:KIND:CHUNK:INDEX   # any shot
 
 Layouts and strokes: ``experiments/fuzz_layouts.py``, on pyramid-12ft, snooker-12ft and
 pool-9ft, plus K seeded breaks on each of the pyramid and snooker racks. All shots run
@@ -217,24 +218,32 @@ def run_chunk(args, report, table_name, kind, chunk, size):
     return sim_s + sample_s
 
 
-def replay(report_path, check):
-    """Play the worst case of ``check`` in the report at ``report_path`` again: check that the
-    seeded generator gives the stored arrays, simulate it alone with a full log, audit it."""
+def replay(report_path, check=None, shot_at=None):
+    """Play a shot of the run that wrote the report at ``report_path`` again, alone with a full
+    log, and audit it: the worst case of ``check`` (checking that the seeded generator gives
+    the stored arrays), or the shot at ``shot_at`` 'TABLE:KIND:CHUNK:INDEX' of that run's
+    plan (e.g. 'snooker-12ft:mixed:2:14417')."""
     with open(report_path) as f:
         d = json.load(f)
-    w = d["worst"][check]
     args = build_parser().parse_args(d["command"].split()[2:])
+    if shot_at is None:
+        w = d["worst"][check]
+    else:
+        table_name, kind, chunk, index = shot_at.split(":")
+        w = {"table": table_name, "chunk_kind": kind, "chunk": int(chunk), "index": int(index), "seed": args.seed}
     size = next(n for t, k, c, n in plan(args) if (t, k, c) == (w["table"], w["chunk_kind"], w["chunk"]))
     xy, ok, names, stroke, shot = chunk_inputs(w["seed"], w["table"], w["chunk"], size, w["chunk_kind"])
     i = w["index"]
-    same = np.array_equal(xy[i], w["xy"]) and np.array_equal(ok[i], w["present"]) and all(
-        shot[k][i] == v for k, v in w["shot"].items())
     table = get_table(w["table"])
     balls, shots = to_jax(xy[i : i + 1], ok[i : i + 1], {k: v[i : i + 1] for k, v in shot.items()})
     _, log, _ = simulate_batch(table, balls, shots, max_events=args.max_events, log_capacity=args.max_events + 2)
     aud = _audit(table, balls, log)
-    print(json.dumps({"check": check, "value": w["value"], "regenerated_same_arrays": bool(same),
-                      "events": int(log.count[0]), "truncated": bool(log.truncated[0]),
+    out = {"table": w["table"], "chunk": w["chunk"], "index": i, "layout": str(names[i]), "stroke": STROKES[int(stroke[i])]}
+    if shot_at is None:
+        same = np.array_equal(xy[i], w["xy"]) and np.array_equal(ok[i], w["present"]) and all(
+            shot[k][i] == v for k, v in w["shot"].items())
+        out = {"check": check, "value": w["value"], "regenerated_same_arrays": bool(same), **out}
+    print(json.dumps({**out, "events": int(log.count[0]), "truncated": bool(log.truncated[0]),
                       **{f: float(np.asarray(getattr(aud, f))[0]) for f in ("overlap", "escape", "energy_rise")}}))
     return 0
 
@@ -244,6 +253,8 @@ def build_parser():
     p.add_argument("--shots", type=int, required=True, help="fuzzed shots over the three tables (breaks apart)")
     p.add_argument("--out", required=True, help="the JSON report (with --replay: the report to read)")
     p.add_argument("--replay", default=None, metavar="CHECK", help="play the report's worst case of CHECK again")
+    p.add_argument("--shot", default=None, metavar="TABLE:KIND:CHUNK:INDEX",
+                   help="play this shot of the report's run again (KIND: mixed or break)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--lanes", type=int, default=1024)
     p.add_argument("--breaks", type=int, default=10_000, help="seeded breaks on each of the pyramid and snooker racks")
@@ -259,8 +270,8 @@ def main(argv=None):
     if args.cache_dir:
         jax.config.update("jax_compilation_cache_dir", args.cache_dir)
         jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
-    if args.replay:
-        return replay(args.out, args.replay)
+    if args.replay or args.shot:
+        return replay(args.out, args.replay, args.shot)
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     report = Report(args, "python experiments/fuzz_physics.py " + " ".join(argv if argv is not None else sys.argv[1:]))
     start, sim_s = time.perf_counter(), 0.0

@@ -6,6 +6,9 @@
 * Low-speed and pressing contacts: the remedy of S. Luding and S. McNamara (Granular Matter
   1, 1998) for inelastic collapse, keyed on approach speed (``SUSTAINED_SPEED``,
   ``CREEP_SPEED``), so a cluster's series of contacts ends.
+* Resting contact as a train of elastic microcollisions (B. Mirtich and J. Canny,
+  "Impulse-based simulation of rigid bodies", 1995): :mod:`cuegym.physics.resting`; a ball
+  on the bed under a ball in the air is held up by the slate and kept rolling by the cloth.
 * Ball–cushion after H. Han, "Dynamics in carom and three cushion billiards", J. Mech. Sci.
   Technol. 19 (2005): restitution and friction at the nose's contact height; a grounded ball
   driven into a cushion below ``HELD_SPEED`` is held on it (no Zeno series of bounces).
@@ -20,6 +23,7 @@ import jax.numpy as jnp
 
 from cuegym.physics.balls import AIRBORNE, BallState
 from cuegym.physics.motion import rolling_spin, settle, slip_velocity
+from cuegym.physics.resting import held_by_cluster, supported
 from cuegym.physics.vec import dot
 
 SUSTAINED_SPEED = 0.005  # m/s
@@ -62,6 +66,7 @@ def ball_ball(balls: BallState, i, j, table, throw=True) -> BallState:
     wi = jnp.where(sustained & grounded_i, rwi, wi)
     vj = jnp.where(sustained & grounded_j, rvj, vj)
     wj = jnp.where(sustained & grounded_j, rwj, wj)
+    rolled = (vi, wi, vj, wj)
     approach = dot(vi - vj, n)
     e = jnp.where(sustained, 1.0, table.e_ball)
     jn = jnp.maximum(0.5 * m * (1.0 + e) * approach, 0.0)
@@ -79,6 +84,14 @@ def ball_ball(balls: BallState, i, j, table, throw=True) -> BallState:
     dw = jnp.cross(R * n, -jt * s_hat) * (1.0 / inertia)  # same for both balls
     wi = wi + dw
     wj = wj + dw
+    # a ball on the bed and a ball in the air above it in sustained contact (resting.py)
+    on_bed = sustained & (grounded_i != grounded_j)
+    held = held_by_cluster(balls, jnp.where(grounded_i, i, j), jnp.where(grounded_i, -n[:2], n[:2]), R)
+    svi, swi, svj, swj = supported(*rolled, n, grounded_i, held, R)
+    vi = jnp.where(on_bed, svi, vi)
+    wi = jnp.where(on_bed, swi, wi)
+    vj = jnp.where(on_bed, svj, vj)
+    wj = jnp.where(on_bed, swj, wj)
     # pressing contact: after the roll-out both balls roll, and rolling resistance (along
     # each ball's own velocity) keeps pushing them together: they move on together
     both_grounded = grounded_i & grounded_j

@@ -6,8 +6,11 @@ quartic. Quartic roots are not taken from Ferrari's closed form (it loses digits
 double roots of grazing contacts): the window is cut at the derivative's real roots so that
 f is monotone on each piece, and a safeguarded Newton iteration polishes the first sign
 change in float64, ending on the side where f >= 0, so contacts never penetrate by more than
-rounding. A pair already overlapping and approaching returns 0. Elementwise over any batch
-shape; +inf where there is no contact in the window.
+rounding. A pair already overlapping and approaching returns 0. A pair already in contact
+and not approaching, but accelerating into contact (f(0) <= 0, f'(0) >= 0, f'' < 0), never
+crosses zero from above: given a ``depth``, its contact is where f falls to -depth instead
+(:func:`first_descending_root_quartic`). Elementwise over any batch shape; +inf where there
+is no contact in the window.
 """
 
 from __future__ import annotations
@@ -169,25 +172,36 @@ def critical_points(c, horizon, steps=12):
     return jnp.minimum(lo, k3), jnp.maximum(lo, jnp.minimum(hi, k3)), jnp.maximum(hi, k3)
 
 
-def first_descending_root_quartic(c0, c1, c2, c3, c4, horizon):
+def first_descending_root_quartic(c0, c1, c2, c3, c4, horizon, depth=0.0):
     """Earliest t in [0, horizon] where f(t) = sum c_k t^k crosses zero from above.
 
     ``f`` is a squared distance minus the squared contact distance. Returns 0 when f(0) <= 0
     and f'(0) < 0 (overlapping and approaching), +inf when there is no crossing.
+
+    ``depth`` (broadcastable, >= 0, in the units of f) makes room for a pair in sustained
+    contact. A pair that is not approaching (f'(0) >= -1e-12) and does not open a gap worth
+    ``depth`` (f stays below ``depth``) before it closes is still in contact: its next
+    collision is the first time f falls to -depth (the pair has closed by that depth), not
+    the first crossing of zero. That crossing may not exist (a pair touching and accelerating
+    into each other goes straight below zero), or comes after a gap of rounding size at an
+    approach speed of rounding size, so that its collision changes nothing and recurs at
+    once. Where f(0) is already below -depth, the level is a hair (depth / 2^20) below it.
+    ``depth`` 0: the plain first crossing of zero, bit for bit.
     """
     c = (c0, c1, c2, c3, c4)
     horizon = jnp.where(jnp.isfinite(horizon), horizon, 1e3)
     p1, p2, p3 = critical_points(c, horizon)
     knots = (jnp.zeros_like(p1), p1, p2, p3, horizon * jnp.ones_like(p1))
     values = [_poly4(c, k) for k in knots]
-    lo = jnp.full_like(p1, INF)
-    hi = jnp.full_like(p1, INF)
-    found = jnp.zeros(p1.shape, dtype=bool)
-    for k in range(4):
-        crossing = (values[k] > 0) & (values[k + 1] <= 0) & ~found
-        lo = jnp.where(crossing, knots[k], lo)
-        hi = jnp.where(crossing, knots[k + 1], hi)
-        found = found | crossing
+    # the level the contact is sought at: 0, or -depth for a pair still in contact
+    level = jnp.minimum(-depth, c0) - depth * 2.0**-20
+    lo, hi, found, peak = _bracket(knots, values, jnp.zeros_like(p1))
+    lo_in, hi_in, found_in, _ = _bracket(knots, values, level)
+    in_contact = (depth > 0) & (c1 >= -APPROACH_EPS) & (peak < depth)
+    lo = jnp.where(in_contact, lo_in, lo)
+    hi = jnp.where(in_contact, hi_in, hi)
+    found = jnp.where(in_contact, found_in, found)
+    c = (jnp.where(in_contact, c0 - level, c0), c1, c2, c3, c4)
     # safeguarded Newton inside [lo, hi] (f(lo) > 0 >= f(hi), f monotone between)
     a = jnp.where(found, lo, 0.0)
     b = jnp.where(found, hi, 0.0)
@@ -211,3 +225,22 @@ def first_descending_root_quartic(c0, c1, c2, c3, c4, horizon):
     t_final = jnp.where(ft > 0, t, jnp.clip(back, a, t))
     touching = (c0 <= 0) & (c1 < -APPROACH_EPS)
     return jnp.where(touching, 0.0, jnp.where(found, t_final, INF))
+
+
+def _bracket(knots, values, level):
+    """The first piece [knots[k], knots[k + 1]] on which f (monotone there; ``values`` at the
+    five ``knots``) falls through ``level``: (lo, hi, found, peak), lo = hi = +inf where none;
+    ``peak`` the largest of f over the knots up to that piece (over all of them where none)."""
+    lo = jnp.full_like(knots[1], INF)
+    hi = jnp.full_like(knots[1], INF)
+    found = jnp.zeros(knots[1].shape, dtype=bool)
+    top = values[0]
+    peak = values[0]
+    for k in range(4):
+        crossing = (values[k] > level) & (values[k + 1] <= level) & ~found
+        lo = jnp.where(crossing, knots[k], lo)
+        hi = jnp.where(crossing, knots[k + 1], hi)
+        top = jnp.maximum(top, values[k])
+        peak = jnp.where(crossing, top, peak)
+        found = found | crossing
+    return lo, hi, found, jnp.where(found, peak, jnp.maximum(top, values[4]))

@@ -23,6 +23,7 @@ from cuegym.physics import events as ev
 from cuegym.physics.balls import AIRBORNE, OFF_TABLE, POCKETED, STATIONARY, BallState
 from cuegym.physics.collisions import HOP_SPEED, ball_ball, cushion, nose_contact_angle
 from cuegym.physics.motion import apply_transition, evolve, linear_acceleration, transition_times
+from cuegym.physics.resting import CONTACT_DEPTH
 from cuegym.physics.roots import first_descending_root_quadratic, first_descending_root_quartic
 from cuegym.physics.strike import Shot, strike
 from cuegym.physics.summary import ShotSummary, in_penalty_zone, start_summary, sweep_lines
@@ -70,14 +71,17 @@ def _pair_row(balls: BallState, acc, trans_dt, i, table):
     p = balls.r - balls.r[i]
     v = balls.v - balls.v[i]
     a = acc - acc[i]
-    d2 = (2.0 * table.radius) ** 2
+    d = 2.0 * table.radius
+    d2 = d**2
     c4 = 0.25 * dot(a, a)
     c3 = dot(v, a)
     c2 = dot(v, v) + dot(p, a)
     c1 = 2.0 * dot(p, v)
     c0 = dot(p, p) - d2
     horizon = jnp.minimum(trans_dt, trans_dt[i])
-    t = first_descending_root_quartic(c0, c1, c2, c3, c4, horizon)
+    # a pair in contact collides again once closed by CONTACT_DEPTH: |p|^2 - d^2 = -(2 d e - e^2)
+    depth = (2.0 * d - CONTACT_DEPTH) * CONTACT_DEPTH
+    t = first_descending_root_quartic(c0, c1, c2, c3, c4, horizon, depth)
     in_play = balls.state < POCKETED
     moving = balls.state != STATIONARY
     valid = in_play & in_play[i] & (moving | moving[i]) & (jnp.arange(p.shape[0]) != i)
@@ -103,7 +107,9 @@ def _geometry(balls: BallState, acc, trans_dt, table):
     at = r[:, None] + v[:, None] * ts + 0.5 * a[:, None] * ts * ts
     span = table.seg_b - table.seg_a
     frac = dot(at - table.seg_a[None], span[None]) * (1.0 / dot(span, span))[None]
-    t_seg = jnp.where((frac >= 0) & (frac <= 1) & (c0 > -off), t_seg, INF)
+    # a ball behind a wall's line is not "touching and approaching" it (the root at 0), but a
+    # curved path can cross the line beside the wall and come back onto its front (t > 0)
+    t_seg = jnp.where((frac >= 0) & (frac <= 1) & ((c0 > -off) | (t_seg > 0)), t_seg, INF)
     # jaw circles: squared distance minus (jaw radius + offset)^2, a quartic
     p = r[:, None] - table.jaw_c[None]
     vv = jnp.broadcast_to(v[:, None], p.shape)

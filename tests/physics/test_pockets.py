@@ -1,13 +1,28 @@
 """Pockets: straight-in shots drop in every pocket of every table; a Russian corner pocket,
 barely wider than the ball, rejects a fast ball a few millimetres off line (it rattles on
-the jaw), while the same shot on line drops."""
+the jaw), while the same shot on line drops; a curving ball meets a throat wall it started
+behind."""
 
+import jax.numpy as jnp
 import numpy as np
 import pytest
 from physics_helpers import events, heading, run
 
-from cuegym.physics import POCKETED, POCKETS, TABLE_SPECS, get_spec, get_table
+from cuegym.physics import (
+    POCKETED,
+    POCKETS,
+    SLIDING,
+    STATIONARY,
+    TABLE_SPECS,
+    BallState,
+    get_spec,
+    get_table,
+    make_shot,
+    simulate,
+)
 from cuegym.physics import events as ev
+from cuegym.physics.audit import escape_distance
+from cuegym.physics.motion import evolve
 
 
 def straight_in(spec, pocket_id, distance=0.35, run_up=0.3, offset=0.0):
@@ -65,3 +80,29 @@ def test_pocket_mouth_widths_match_the_specification():
             gap = np.linalg.norm(jaws[i] - jaws[j]) - radii[i] - radii[j]
             expected = spec.middle_mouth if p in (1, 4) else spec.corner_mouth
             assert gap == pytest.approx(expected, abs=1e-9)
+
+
+def test_a_curving_ball_meets_a_throat_wall_it_started_behind():
+    """A massé ball that starts behind the line of a pocket's throat wall (the line runs on
+    across the table) crosses that line beside the wall, curves round and meets the wall from
+    the front, so the wall's root counts although the ball started behind its line (the
+    fuzzer's pool-9ft, seed 1, chunk 19, index 1536: otherwise 4.8 mm into the wall)."""
+    table = get_table("pool-9ft")
+    # ball 0 idles (struck at zero speed); ball 1 slides with the fuzz case's spin
+    r = jnp.asarray([[0.3, 2.0, 0.0], [0.74044002, 0.72720085, 0.0]])
+    v = jnp.asarray([[0.0, 0.0, 0.0], [0.57682663, -1.62532422, 0.0]])
+    w = jnp.asarray([[0.0, 0.0, 0.0], [-88.80118439, 144.33571375, -111.79832568]])
+    balls = BallState(r, v, w, jnp.asarray([STATIONARY, SLIDING], jnp.int32), jnp.asarray([-1, -1], jnp.int32))
+    _, log, _ = simulate(table, balls, make_shot(0, 0.0, 0.0))
+    # its path, 200 points between each of its events up to the pocket, stays out of the walls
+    pocket = events(log, ev.POCKET, ball=1)[0]
+    legs = [(0.0, balls.r[1:], balls.v[1:], balls.w[1:], balls.state[1:])]
+    legs += [(float(log.t[k]), log.r[k, :1], log.v[k, :1], log.w[k, :1], log.state[k, :1])
+             for k in events(log, ball=1) if k < pocket and int(log.ball[k]) == 1]
+    ends = [t for t, *_ in legs[1:]] + [float(log.t[pocket])]
+    for (t0, r1, v1, w1, s1), t1 in zip(legs, ends):
+        one = BallState(r1, v1, w1, s1, jnp.asarray([-1], jnp.int32))
+        xy = jnp.stack([evolve(one, table, dt).r[0, :2] for dt in jnp.linspace(0.0, t1 - t0, 200)])
+        assert float(jnp.max(escape_distance(table, xy))) <= 1e-6, f"into a wall between {t0:.4f} and {t1:.4f} s"
+    walls = [k for k in events(log, ev.JAW, ball=1) if int(log.other[k]) == 5]
+    assert walls, "it meets the throat of the head-right pocket"

@@ -57,6 +57,30 @@ def test_window_and_already_overlapping_cases():
     assert np.isinf(float(first_descending_root_quartic(*apart, jnp.asarray(1.0))))
 
 
+def test_a_pair_in_contact_collides_at_the_contact_depth():
+    """roots.first_descending_root_quartic's ``depth``: a pair touching, not approaching and
+    accelerating into contact (f = -t^2) collides when f reaches -depth; one that opens a gap
+    worth more than ``depth`` first collides where f crosses zero; ``depth`` 0 keeps the old
+    answer (no contact)."""
+    z = jnp.asarray(0.0)
+    falling = [z, z, jnp.asarray(-1.0), z, z]
+    assert np.isinf(float(first_descending_root_quartic(*falling, jnp.asarray(1.0))))
+    t = float(first_descending_root_quartic(*falling, jnp.asarray(1.0), jnp.asarray(1e-8)))
+    assert t == pytest.approx(1e-4, rel=1e-5) and t * t <= 1e-8 * (1 + 2.0**-19)  # at -1e-8, not past it
+    # touching by rounding (1e-18 inside or outside): the same
+    for c0 in (-1e-18, 1e-18):
+        t = float(first_descending_root_quartic(jnp.asarray(c0), z, jnp.asarray(-1.0), z, z, jnp.asarray(1.0),
+                                                jnp.asarray(1e-8)))
+        assert t == pytest.approx(1e-4, rel=1e-5)
+    # f = 2e-3 t - t^2 opens a gap worth 1e-6 > depth and closes: the crossing of zero at 2e-3,
+    # not of -depth at 2.049e-3
+    bounce = [z, jnp.asarray(2e-3), jnp.asarray(-1.0), z, z]
+    t = float(first_descending_root_quartic(*bounce, jnp.asarray(0.01), jnp.asarray(1e-7)))
+    assert 1.999e-3 < t <= 2e-3
+    # approaching: at once, as without depth
+    assert float(first_descending_root_quartic(z, jnp.asarray(-1e-3), z, z, z, jnp.asarray(1.0), jnp.asarray(1e-8))) == 0
+
+
 def test_quadratic_descending_root():
     # g = (t - 1)(t - 3) = 3 - 4t + t^2: descends through 1, ascends through 3
     assert float(first_descending_root_quadratic(jnp.asarray(3.0), jnp.asarray(-4.0), jnp.asarray(1.0), jnp.asarray(10.0))) == 1.0

@@ -1,0 +1,88 @@
+"""Resting contact between balls as a train of elastic microcollisions.
+
+Between events every ball moves on a parabola, so a pair touching and accelerating into
+each other (a ball in the air falling onto a ball it touches, a sliding ball curving into a
+neighbour at rest) has no contact distance to cross: without a rule it passes into the
+other ball unseen. Here, as in impulse-based simulation (B. Mirtich and J. Canny,
+"Impulse-based simulation of rigid bodies", Symposium on Interactive 3D Graphics, 1995),
+the contact force of such a resting contact is a train of microcollisions: a pair in
+contact collides again once it has closed by :data:`CONTACT_DEPTH`
+(:func:`cuegym.physics.roots.first_descending_root_quartic`'s ``depth``), at the approach
+speed sqrt(2 depth a) its acceleration a into contact gives it, and the sustained-contact
+impulse (``collisions.ball_ball``, rule 1: elastic, frictionless) reverses that. The
+time-averaged impulse is the force that keeps the pair apart, and the pair overlaps by no
+more than the depth. The train must keep its energy, or its collisions shrink without end
+(inelastic collapse, Luding and McNamara 1998): :func:`supported` gives the impulse of a
+ball in the air on a ball on the bed, which the slate holds up and the cloth keeps rolling.
+docs/physics.md ("Clusters, sustained contact and event storms").
+"""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+
+from cuegym.physics.balls import SPINNING, STATIONARY, BallState
+from cuegym.physics.motion import rolling_spin
+from cuegym.physics.vec import dot
+
+# m: 0.1 um, well inside the audits' 1 um; the approach speed of a microcollision is then
+# sqrt(2 depth a): at most 1.4 mm/s under gravity, below SUSTAINED_SPEED, so it is elastic
+CONTACT_DEPTH = 1e-7
+
+
+def supported(vi, wi, vj, wj, n, grounded_i, held, R):
+    """Velocities and spins ((3,) each, [m/s], [rad/s]) of balls i and j after a sustained
+    contact between a ball on the bed and a ball in the air above it, along ``n`` (3,) from
+    i to j; ``grounded_i`` () bool: i is the one on the bed; ``held`` () bool: that ball
+    does not move (:func:`held_by_cluster`); ``R`` ball radius [m]. Frictionless and
+    elastic, like rule 1.
+
+    The ball in the air presses the other into the slate, which holds it up, and a force
+    that acts for as long as a sustained contact does moves a ball on the cloth as a rolling
+    ball: static cloth friction (2/7 of the push) keeps it from slipping. So along n the
+    ball on the bed has the inverse mass (5/7)(1 - n_z^2)/m instead of 1/m (0 where held),
+    and takes the impulse's horizontal part at 5/7 of a free ball's response, with the
+    rolling spin. The impulse that reverses the normal approach u, J = 2 m u / (1 + k),
+    k = (5/7)(1 - n_z^2) or 0, keeps the kinetic energy (the slate's and the cloth's
+    reactions do no work). The free impulse would leave the slate to absorb the downward
+    part and the cloth to slow the pushed ball while it slides: the pair would part more
+    slowly than it met, and a ball in the air resting on a ball would settle onto it through
+    an endless series of ever smaller contacts.
+    """
+    approach = dot(vi - vj, n)
+    rolls = jnp.where(held, 0.0, 5.0 / 7.0)  # the bed ball's response to a push, per a free ball's
+    k_bed = rolls * (1.0 - n[2] * n[2])
+    j = jnp.maximum(2.0 * approach / (1.0 + k_bed), 0.0)  # impulse / m
+
+    def on_bed(v, w, sign):
+        v_xy = v[:2] + sign * rolls * j * n[:2]
+        return jnp.concatenate([v_xy, jnp.zeros(1)]), jnp.concatenate([rolling_spin(v_xy, R), w[2:]])
+
+    def in_air(v, w, sign):
+        return v + sign * j * n, w
+
+    vi_b, wi_b = on_bed(vi, wi, -1.0)
+    vi_a, wi_a = in_air(vi, wi, -1.0)
+    vj_b, wj_b = on_bed(vj, wj, 1.0)
+    vj_a, wj_a = in_air(vj, wj, 1.0)
+    pick = lambda bed, air, grounded: jnp.where(grounded, bed, air)  # noqa: E731
+    return (pick(vi_b, vi_a, grounded_i), pick(wi_b, wi_a, grounded_i),
+            pick(vj_b, vj_a, ~grounded_i), pick(wj_b, wj_a, ~grounded_i))
+
+
+def held_by_cluster(balls: BallState, k, push_xy, R):
+    """() bool: ball ``k`` is at rest on the bed and touches (within :data:`CONTACT_DEPTH`)
+    another ball at rest on the bed on the side ``push_xy`` (2,) pushes it towards; ``R``
+    ball radius [m].
+
+    A ball in the air resting on such a ball would push it into its neighbour, whose
+    creeping contact (rule 3) stops both again: the push would only drain the train of
+    microcollisions. The ball is taken as held, and the ball in the air rebounds from it as
+    from a fixed ball, which keeps its energy since the held ball is at rest.
+    """
+    at_rest = (balls.state == STATIONARY) | (balls.state == SPINNING)
+    d = balls.r[:, :2] - balls.r[k, :2]
+    near = dot(d, d) <= (2.0 * R + CONTACT_DEPTH) ** 2
+    toward = (d[:, 0] * push_xy[0] + d[:, 1] * push_xy[1]) > 0
+    others = jnp.arange(balls.r.shape[0]) != k
+    return at_rest[k] & jnp.any(at_rest & near & toward & others)
