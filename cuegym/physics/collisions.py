@@ -6,15 +6,12 @@
 * Low-speed and pressing contacts: the remedy of S. Luding and S. McNamara (Granular Matter
   1, 1998) for inelastic collapse, keyed on approach speed (``SUSTAINED_SPEED``,
   ``CREEP_SPEED``), so a cluster's series of contacts ends.
-* Resting contact as a train of elastic microcollisions (B. Mirtich and J. Canny,
-  "Impulse-based simulation of rigid bodies", 1995): :mod:`cuegym.physics.resting`; a ball
-  on the bed under a ball in the air is held up by the slate and kept rolling by the cloth.
+* Resting contact as elastic microcollisions (Mirtich and Canny 1995): :mod:`cuegym.physics.resting`.
 * Ball–cushion after H. Han, "Dynamics in carom and three cushion billiards", J. Mech. Sci.
   Technol. 19 (2005): restitution and friction at the nose's contact height; a grounded ball
   driven into a cushion below ``HELD_SPEED`` is held on it (no Zeno series of bounces).
 
-The models, their constants and what they leave out: docs/physics.md ("Contacts",
-"Clusters, sustained contact and event storms").
+Models, constants, what they leave out: docs/physics.md ("Contacts", "Clusters ...").
 """
 
 from __future__ import annotations

@@ -1,19 +1,14 @@
 """Resting contact between balls as a train of elastic microcollisions.
 
-Between events every ball moves on a parabola, so a pair touching and accelerating into
-each other (a ball in the air falling onto a ball it touches, a sliding ball curving into a
-neighbour at rest) has no contact distance to cross: without a rule it passes into the
-other ball unseen. Here, as in impulse-based simulation (B. Mirtich and J. Canny,
-"Impulse-based simulation of rigid bodies", Symposium on Interactive 3D Graphics, 1995),
-the contact force of such a resting contact is a train of microcollisions: a pair in
-contact collides again once it has closed by :data:`CONTACT_DEPTH`
-(:func:`cuegym.physics.roots.first_descending_root_quartic`'s ``depth``), at the approach
-speed sqrt(2 depth a) its acceleration a into contact gives it, and the sustained-contact
-impulse (``collisions.ball_ball``, rule 1: elastic, frictionless) reverses that. The
-time-averaged impulse is the force that keeps the pair apart, and the pair overlaps by no
-more than the depth. The train must keep its energy, or its collisions shrink without end
-(inelastic collapse, Luding and McNamara 1998): :func:`supported` gives the impulse of a
-ball in the air on a ball on the bed, which the slate holds up and the cloth keeps rolling.
+A pair touching and accelerating into each other (a ball in the air falling onto a ball it
+touches, a sliding ball curving into a neighbour at rest) has no contact distance to cross
+between events. As in impulse-based simulation (B. Mirtich and J. Canny, "Impulse-based
+simulation of rigid bodies", 1995) its contact force is a train of microcollisions: the pair
+collides again once closed by :data:`CONTACT_DEPTH` (``roots.first_descending_root_quartic``'s
+``depth``), at the approach speed sqrt(2 depth a), which the elastic sustained-contact impulse
+reverses; it overlaps by no more than the depth. The train must keep its energy, or it
+collapses (Luding and McNamara 1998): :func:`supported` gives the impulse of a ball in the
+air on a ball on the bed, which the slate holds up and the cloth keeps rolling.
 docs/physics.md ("Clusters, sustained contact and event storms").
 """
 

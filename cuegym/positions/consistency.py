@@ -3,8 +3,8 @@ the game can never reach (scores that disagree with the balls owned, a winner mi
 is refused with a :class:`~cuegym.positions.PositionError` naming the fields, never changed.
 
 One function per family, called on the parsed state by the family's ``read_state``:
-:func:`russian` (Russian pyramid, Americanka, Moscow pyramid), :func:`snooker` (snooker,
-American snooker) and :func:`golf`. Each check is a true invariant of the referee (what
+:func:`russian` (Russian pyramid, Americanka, Moscow pyramid), :func:`cuegym.positions.snooker_play.check_state` (the
+snooker family, beside its reader) and :func:`golf`. Each check is a true invariant of the referee (what
 ``judge`` keeps from stroke to stroke); docs/rules.md "State checks" lists them.
 """
 
@@ -13,7 +13,6 @@ from __future__ import annotations
 import numpy as np
 
 from cuegym.positions import PositionError
-from cuegym.rules import snooker as sn
 from cuegym.rules.base import FRAME_OVER, PHASE_NAMES, PLAYERS, REMOVE_BALL
 
 BALL_COUNT_WIN = 8  # AM-02, MP-02
@@ -78,34 +77,6 @@ def _ball_count(game: str, state, ids, scores, phase: int) -> None:
                                               "state.owned: a foul costs an owned ball first, and a ball won pays "
                                               "a debt first (AM-16/17, MP-13/14), so a debt needs state.scores 0")
     _frame_end(scores, int(state.winner), phase, BALL_COUNT_WIN, "balls")
-
-
-def snooker(state, on) -> None:
-    """Snooker family: the winner and the frame's end (higher score wins); the ball on
-    against the reds left; the options open after a foul."""
-    phase, winner = int(state.phase), int(state.winner)
-    scores = [int(s) for s in np.asarray(state.scores)]
-    if (winner >= 0) != (phase == FRAME_OVER):
-        raise PositionError("state.winner", "a winner is given exactly when state.phase is \"frame_over\", got "
-                                            f"winner {winner if winner >= 0 else None} in phase {sn.SNOOKER_PHASE_NAMES[phase]!r}")
-    if winner >= 0 and not scores[winner] > scores[1 - winner]:
-        raise PositionError("state.scores", f"{scores} but state.winner is {winner}: the frame is won with the higher "
-                                            "score (level scores re-spot the black, SN-15)")
-    reds = bool(np.any(np.asarray(on)[1:16]))
-    mode = int(state.ball_on)
-    if phase != FRAME_OVER and mode == sn.RED_ON and not reds:
-        raise PositionError("state.ball_on", "\"red\" but no red is on the table; the ball on is \"colour\" after the "
-                                             "last red, then the colours in order (SN-25, SN-35)")
-    if 2 <= mode <= 7 and reds:
-        raise PositionError("state.ball_on", f"{sn.BALL_ON_NAMES[mode]!r} while reds are on the table: a colour is on "
-                                             "by name only once the reds are gone (SN-35); \"red\" or \"colour\"")
-    bits = int(state.choices)
-    if phase == sn.FOUL_CHOICE and (bits & 3) != 3:
-        raise PositionError("state.choices", "after a foul the incoming player may always play or have the offender "
-                                             "replay (SN-68): include \"play\" and \"replay\"")
-    if phase != sn.FOUL_CHOICE and bits:
-        raise PositionError("state.choices", f"options are open only in phase \"foul_choice\", not {sn.SNOOKER_PHASE_NAMES[phase]!r}: "
-                                             "leave choices out or []")
 
 
 def golf(state, n: int) -> None:

@@ -24,7 +24,7 @@ import numpy as np
 
 from cuegym.envs.registry import GAMES
 from cuegym.physics import at_rest, get_spec
-from cuegym.positions import Position, PositionError, consistency, rounded
+from cuegym.positions import Position, PositionError, rounded
 from cuegym.positions.state import Prepared, open_choice, ruling_to_dict
 from cuegym.rules import snooker as sn
 from cuegym.rules.base import FRAME_OVER, LAG, PLAYERS, clause_ids
@@ -158,10 +158,10 @@ def declaration(shot, ids, nominate: int):
 
 def read_state(position: Position):
     """The referee state of ``position`` (its ``state``, or the start of a frame); a given
-    state's fields must agree (:func:`cuegym.positions.consistency.snooker`)."""
+    state's fields must agree (:func:`check_state`)."""
     state = state_from_dict(position.state, position.ids, position.on_table())
     if position.state is not None:
-        consistency.snooker(state, position.on_table())
+        check_state(state, position.on_table())
     return state
 
 
@@ -264,3 +264,31 @@ def choose_position(position: Position, choice: str | None) -> tuple[dict, dict]
     ruling, state = _choose(position.game, get_spec(position.table))(state, jnp.asarray(xy), jnp.asarray(on),
                                                       jnp.asarray(index, jnp.int32))
     return ruling_dict(ruling, ids), _next(position, ruling, state)
+
+
+def check_state(state, on) -> None:
+    """Snooker family: the winner and the frame's end (higher score wins); the ball on
+    against the reds left; the options open after a foul."""
+    phase, winner = int(state.phase), int(state.winner)
+    scores = [int(s) for s in np.asarray(state.scores)]
+    if (winner >= 0) != (phase == FRAME_OVER):
+        raise PositionError("state.winner", "a winner is given exactly when state.phase is \"frame_over\", got "
+                                            f"winner {winner if winner >= 0 else None} in phase {sn.SNOOKER_PHASE_NAMES[phase]!r}")
+    if winner >= 0 and not scores[winner] > scores[1 - winner]:
+        raise PositionError("state.scores", f"{scores} but state.winner is {winner}: the frame is won with the higher "
+                                            "score (level scores re-spot the black, SN-15)")
+    reds = bool(np.any(np.asarray(on)[1:16]))
+    mode = int(state.ball_on)
+    if phase != FRAME_OVER and mode == sn.RED_ON and not reds:
+        raise PositionError("state.ball_on", "\"red\" but no red is on the table; the ball on is \"colour\" after the "
+                                             "last red, then the colours in order (SN-25, SN-35)")
+    if 2 <= mode <= 7 and reds:
+        raise PositionError("state.ball_on", f"{sn.BALL_ON_NAMES[mode]!r} while reds are on the table: a colour is on "
+                                             "by name only once the reds are gone (SN-35); \"red\" or \"colour\"")
+    bits = int(state.choices)
+    if phase == sn.FOUL_CHOICE and (bits & 3) != 3:
+        raise PositionError("state.choices", "after a foul the incoming player may always play or have the offender "
+                                             "replay (SN-68): include \"play\" and \"replay\"")
+    if phase != sn.FOUL_CHOICE and bits:
+        raise PositionError("state.choices", f"options are open only in phase \"foul_choice\", not {sn.SNOOKER_PHASE_NAMES[phase]!r}: "
+                                             "leave choices out or []")
