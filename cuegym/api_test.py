@@ -403,22 +403,7 @@ def check_vector(env_id: str, num_envs: int = 64, steps: int = 6, seed: int = 20
     venv.close()
     if kind != "CueVectorEnv":
         fail(env_id, "gymnasium.make_vec", "vector env", f"{kind}, not the native CueVectorEnv")
-    lanes = play_vector(env_id, seed, steps, num_envs)
-    for i, lane in enumerate(lanes):
-        twin = play(env_id, seed + i, steps)
-        for t, (mine, theirs) in enumerate(zip(lane, twin, strict=True), 1):
-            obs, a, r, term, trunc = mine
-            t_obs, t_a, (_, t_r, t_term, t_trunc, _) = theirs
-            where = f"step {t}, sub-env {i} vs the single env seeded {seed + i}"
-            if not same(a, t_a):
-                fail(env_id, where, "action", "the seeded action spaces drew different actions")
-            for key in obs:
-                if not same(obs[key], t_obs[key]):
-                    fail(env_id, where, f"obs[{key!r}]", f"{obs[key]!r} != {t_obs[key]!r}")
-            for name, x, y in (("reward", float(r), t_r), ("terminated", bool(term), t_term),
-                               ("truncated", bool(trunc), t_trunc)):
-                if not same(x, y):
-                    fail(env_id, where, name, f"{x!r} != {y!r}")
+    compare_twins(env_id, play_vector(env_id, seed, steps, num_envs), seed, "the vector env")
 
 
 # ----------------------------------------------------------------------------- asynchronous pool
@@ -459,13 +444,14 @@ def play_async(env_id: str, seed: int, steps: int, num_envs: int, batch_size: in
 
 
 def compare_twins(env_id: str, lanes: list, seed: int, what: str, **options) -> None:
-    """Each lane of :func:`play_async` (``what`` names its env) equals the single env seeded
-    ``seed + i`` (:func:`play` with ``options``), step by step: action, observation,
-    reward, flags and the opponent's strokes."""
+    """Each lane of :func:`play_vector` or :func:`play_async` (``what`` names its env)
+    equals the single env seeded ``seed + i`` (:func:`play` with ``options``), step by
+    step: action, observation, reward, flags and, where a lane's steps carry them
+    (:func:`play_async`), the opponent's strokes."""
     for i, lane in enumerate(lanes):
         twin = play(env_id, seed + i, len(lane), **options)
         for t, (mine, theirs) in enumerate(zip(lane, twin, strict=True), 1):
-            o, a, r, term, trunc, strokes = mine
+            o, a, r, term, trunc, *strokes = mine
             t_obs, t_a, (_, t_r, t_term, t_trunc, t_info) = theirs
             where = f"step {t}, table {i} of {what} vs the single env seeded {seed + i}"
             if not same(a, t_a):
@@ -473,9 +459,9 @@ def compare_twins(env_id: str, lanes: list, seed: int, what: str, **options) -> 
             for key in o:
                 if not same(o[key], t_obs[key]):
                     fail(env_id, where, f"obs[{key!r}]", f"{o[key]!r} != {t_obs[key]!r}")
-            for name, x, y in (("reward", float(r), t_r), ("terminated", bool(term), t_term),
-                               ("truncated", bool(trunc), t_trunc),
-                               ("info['opponent_strokes']", int(strokes), t_info["opponent_strokes"])):
+            pairs = [("reward", float(r), t_r), ("terminated", bool(term), t_term), ("truncated", bool(trunc), t_trunc)]
+            pairs += [("info['opponent_strokes']", int(n), t_info["opponent_strokes"]) for n in strokes]
+            for name, x, y in pairs:
                 if not same(x, y):
                     fail(env_id, where, name, f"{x!r} != {y!r}")
 
