@@ -23,6 +23,7 @@ from cuegym.envs.command import action_fields
 from cuegym.envs.record import record
 from cuegym.envs.tables import MAX_OPPONENT_CALLS
 from cuegym.physics import lanes
+from cuegym.physics.balls import at_rest
 from cuegym.physics.vec import pick_lanes
 
 # a table's status
@@ -144,16 +145,14 @@ def _decision(state: F.EnvState) -> Decision:
     return Decision(state.acted, state.foul, state.clipped, state.projected, state.potted)
 
 
-def land(env: F.FuncEnv, t: Tables, opts: F.Options) -> tuple[Tables, jnp.ndarray]:
-    """One LANDED table (no batch axis): apply what it holds (judge the stroke, deal the
-    frame, or nothing for a queued action), book the rewards as the sync env's opponent
-    loop does (:class:`cuegym.envs.tables.HostTables`), then choose its next decision: the
-    agent's queued stroke or the opponent's (returned ``play`` () bool, its key in
-    ``k_op``: :func:`launch` plans it), a new deal of a frame that ended before the agent
-    played (LANDED again), or none (READY)."""
-    k3 = jax.random.split(t.k_op, 3)
-    judged = judge(env, t.state, t.act, k3[0], t.lane, opts)
-    fresh = F.init(env, k3[1], opts)
+def land(t: Tables, judged: F.EnvState, fresh: F.EnvState) -> tuple[Tables, jnp.ndarray]:
+    """One LANDED table (no batch axis): apply what it holds (the stroke's ruling
+    ``judged``, the new frame ``fresh``, or nothing for a queued action: the caller computes
+    the first two, :func:`outcomes`), book the rewards as the sync env's opponent loop does
+    (:class:`cuegym.envs.tables.HostTables`), then choose its next decision: the agent's
+    queued stroke or the opponent's (returned ``play`` () bool, its key in ``k_op``:
+    :func:`launch` plans it), a new deal of a frame that ended before the agent played
+    (LANDED again), or none (READY)."""
     stroke, reset, queued = t.op == STROKE, t.op == RESET, t.op == QUEUED
     state = F.pick(stroke, judged, F.pick(reset, fresh, t.state))
     r = jnp.where(stroke, state.rewards, 0.0)
@@ -181,6 +180,25 @@ def land(env: F.FuncEnv, t: Tables, opts: F.Options) -> tuple[Tables, jnp.ndarra
                    first=t.first & ~begin, opening=opening, pending=pending, total=total, calls=calls,
                    strokes=strokes, agent=agent)
     return t, play
+
+
+def outcomes(env: F.FuncEnv, t: Tables, opts: F.Options) -> tuple[F.EnvState, F.EnvState]:
+    """A group of LANDED tables (leading axis G): (the ruling of each table's stopped
+    stroke, a new frame dealt from its key), each computed only when some table of the group
+    needs it (otherwise the tables' own states stand in). A table that holds no stroke is
+    judged, if at all, on its own layout at rest rather than its lane's last stroke, so the
+    work the referee's loops do stays that of a real stroke."""
+    stroke, reset = t.op == STROKE, t.op == RESET
+    k3 = jax.vmap(lambda k: jax.random.split(k, 3))(t.k_op)
+    init_v = jax.vmap(lambda k: F.init(env, k, opts))
+    fresh = jax.lax.cond(jnp.any(reset), init_v, lambda k: t.state, k3[:, 1])
+    # a table waiting for its deal holds no frame yet: the new one stands in
+    base = pick_lanes(reset, fresh, t.state)
+    still = t.lane._replace(balls=jax.vmap(at_rest)(base.xy, base.on))
+    state, lane = pick_lanes(stroke, (t.state, t.lane), (base, still))
+    judge_v = jax.vmap(lambda s, a, k, ln: judge(env, s, a, k, ln, opts))
+    judged = jax.lax.cond(jnp.any(stroke), judge_v, lambda s, a, k, ln: s, state, t.act, k3[:, 0], lane)
+    return judged, fresh
 
 
 def launch(env: F.FuncEnv, t: Tables, play, ghost: dict, opts: F.Options) -> Tables:
@@ -231,19 +249,21 @@ def pool_program(task: str, table: str, num: int, batch: int) -> PoolProgram:
     env = F.FuncEnv(task=task, table=table)
     tbl = F.get_table(table)
     group = batch  # tables settled together: one settle a recv when no opponent plays
-    land_v = jax.vmap(lambda t, o: land(env, t, o), in_axes=(0, None))
     launch_v = jax.vmap(lambda t, p, g, o: launch(env, t, p, g, o), in_axes=(0, 0, 0, None))
     ghost_v = jax.vmap(lambda s: F.ghost_action(env, s))
 
     def settle(t: Tables, opts) -> Tables:
-        """:func:`land` then :func:`launch` a group of LANDED tables; the ghost's action is
-        computed only when one of them hands the stroke to the ghost."""
-        t, play = land_v(t, opts)
+        """:func:`land` then :func:`launch` a group of LANDED tables. The referee, the deal,
+        the ghost's aim and the planning of strokes each run only when some table of the
+        group needs them: a group of queued actions plans strokes and judges none, a group
+        of stopped strokes without an opponent judges and plans none."""
+        judged, fresh = outcomes(env, t, opts)
+        t, play = jax.vmap(land)(t, judged, fresh)
         wants = jnp.any(play & ~t.agent_turn & (t.code == 2))
         shapes = jax.eval_shape(ghost_v, t.state)
         ghost = jax.lax.cond(wants, ghost_v, lambda s: jax.tree_util.tree_map(
             lambda x: jnp.zeros(x.shape, x.dtype), shapes), t.state)
-        return launch_v(t, play, ghost, opts)
+        return jax.lax.cond(jnp.any(play), lambda u: launch_v(u, play, ghost, opts), lambda u: u, t)
 
     def empty(keys, code, opts):
         # zeros of the right shapes: every table is dealt by its first RESET before anything reads them
