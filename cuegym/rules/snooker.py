@@ -40,7 +40,7 @@ from cuegym.rules.base import (
     Clauses,
 )
 from cuegym.rules.russian import FROZEN_EPS
-from cuegym.rules.snooker_sight import Sight, in_d, sight
+from cuegym.rules.snooker_sight import Sight, effective_ball, in_d, sight
 
 GAME = "snooker"
 N_BALLS = 22
@@ -442,10 +442,11 @@ def judge(spec, state: SnookerState, decl, summ, start_xy, start_on, final, vari
     if extras:
         # one sight computation for both questions (compiled once): from the end of the stroke
         # (free ball, angled, SN-63) and from its start (the miss, below)
-        both = jax.vmap(functools.partial(sight, spec))(
+        both = jax.vmap(functools.partial(sight, spec, find_effective=False))(
             jnp.stack([xy[CUE], start_xy[CUE]]), jnp.stack([cue_gone, in_hand]), jnp.stack([xy, start_xy]),
             jnp.stack([targets, allowed]), jnp.stack([on & objects & ~targets, start_on & objects & ~allowed]),
             jnp.stack([free_set, jnp.zeros_like(free_set)]))
+        look_at = (xy[CUE], xy, targets, on & objects & ~targets)  # the end of the stroke, for SN-48 below
         look = jax.tree_util.tree_map(lambda a: a[0], both)
         aim = jax.tree_util.tree_map(lambda a: a[1], both)
         # SN-63/79 with AMB-37(a): a free-ball stroke that scores nothing must not leave the
@@ -499,6 +500,8 @@ def judge(spec, state: SnookerState, decl, summ, start_xy, start_on, final, vari
     winner = jnp.where(frame_over, jnp.argmax(scores), -1).astype(jnp.int32)
 
     after_foul = is_foul & ~over
+    if extras:  # SN-48 is reported only after a foul that leaves the cue ball snookered where it lies
+        look = look._replace(effective=effective_ball(spec, *look_at, after_foul & look.snookered & ~cue_gone))
     free_ball = after_foul & look.snookered & jnp.any(targets)  # SN-60
     angled = after_foul & look.angled  # SN-49
     c.add("SN-60", free_ball).add("SN-46", free_ball).add("SN-47", free_ball & cue_gone)
