@@ -20,11 +20,10 @@ export CUEGYM_CACHE_DIR=${CUEGYM_CACHE_DIR:-$PWD/.jax_cache}
 if [ -w /proc/sys/vm/max_map_count ] && [ "$(cat /proc/sys/vm/max_map_count)" -lt 262144 ]; then
   echo 262144 > /proc/sys/vm/max_map_count || true
 fi
-# Two workers sharing the tests by work stealing: each starts on its half of the collection
-# in order (whole files, so the files that compile the same programs mostly run on one
-# worker, and the other loads them from the persistent cache) and, when done, takes half of
-# what the other has left, so neither sits idle while the other finishes a slow file; the
-# slowest tests are listed.
+# Two workers, each test file kept on one worker so that the files that compile the same
+# programs do not compile them twice; --dist loadscope does that (no other file has test
+# classes) and also spreads tests/envs/test_api.py's classes, one per env id, over the
+# workers, each id's programs built on one of them; the slowest tests are listed.
 # pytest exits 5 when it collects no tests: that is a failure here, like any non-zero exit
 # the style (ruff, settings in pyproject.toml) and the layers (import-linter's contracts:
 # physics < rules < envs < agents, positions < tools, no cycles; docs/architecture.md)
@@ -32,4 +31,4 @@ fi
 .venv/bin/ruff check .
 .venv/bin/lint-imports
 WORKERS=${CUEGYM_TEST_WORKERS:-2}
-exec .venv/bin/python -m pytest -q -n "$WORKERS" --dist worksteal --durations=40 "$@"
+exec .venv/bin/python -m pytest -q -n "$WORKERS" --dist loadscope --durations=40 "$@"

@@ -2,8 +2,8 @@
 repository can check: the opening masks against the catalogue and the committed golden
 rollout hash (tests/golden_env_rollouts.json).
 
-One test class per id, made from the registry; scripts/test.sh's workers take the tests in
-order, so an id's class mostly runs on one worker, which builds its compiled programs, and
+One test class per id, made from the registry: scripts/test.sh distributes by class
+(``--dist loadscope``), so each id's compiled programs are built on one worker, and
 tests/conftest.py may drop them after the class. Budgets: a snooker batch step of 64
 random strokes on the full rack takes about a minute on a 2-core machine, so the snooker
 ids play fewer steps."""
