@@ -94,6 +94,22 @@ def _hits(c, u, centres, rho):
     return jnp.where(meets, s, jnp.inf)
 
 
+def _meeting_points(t, rho_t, centres, rho):
+    """Where the circle (``t`` (2,), radius ``rho_t``) meets each circle (``centres`` (M, 2),
+    radii ``rho`` (M,)): ``meet`` (M,) bool and the two points, each (M, 2) [m] (meaningless
+    where ``meet`` is False)."""
+    v = centres - t
+    d = jnp.sqrt(jnp.sum(v * v, -1))
+    safe = jnp.maximum(d, 1e-300)
+    meet = (d > 0) & (d <= rho_t + rho) & (d >= jnp.abs(rho_t - rho))
+    a = (rho_t**2 - rho**2 + d * d) / (2 * safe)
+    h = jnp.sqrt(jnp.maximum(rho_t**2 - a * a, 0.0))
+    e = v / safe[:, None]
+    p = t + a[:, None] * e
+    perp = jnp.stack([-e[:, 1], e[:, 0]], -1)
+    return meet, tuple(p + sgn * h[:, None] * perp for sgn in (1.0, -1.0))
+
+
 def _critical(c, t, rho_t, centres, rho):
     """Critical directions [rad] for one target circle (t, rho_t): its grazing directions,
     each circle's grazing directions and the directions to the points where the target's
@@ -108,19 +124,11 @@ def _critical(c, t, rho_t, centres, rho):
 
     t_lo, t_hi = graze(t, rho_t)
     k_lo, k_hi = graze(centres, rho)
-    v = centres - t
-    d = jnp.sqrt(jnp.sum(v * v, -1))
-    safe = jnp.maximum(d, 1e-300)
-    meet = (d > 0) & (d <= rho_t + rho) & (d >= jnp.abs(rho_t - rho))
-    a = (rho_t**2 - rho**2 + d * d) / (2 * safe)
-    h = jnp.sqrt(jnp.maximum(rho_t**2 - a * a, 0.0))
-    e = v / safe[:, None]
-    p = t + a[:, None] * e
-    perp = jnp.stack([-e[:, 1], e[:, 0]], -1)
+    meet, points = _meeting_points(t, rho_t, centres, rho)
     th_theta = jnp.arctan2(t[1] - c[1], t[0] - c[0])
     meet_dir = []
-    for sgn in (1.0, -1.0):
-        q = p + sgn * h[:, None] * perp - c
+    for pt in points:
+        q = pt - c
         meet_dir.append(jnp.where(meet, jnp.arctan2(q[:, 1], q[:, 0]), th_theta))
     return jnp.concatenate([jnp.stack([t_lo, t_hi]), k_lo, k_hi, meet_dir[0], meet_dir[1]])
 
@@ -211,19 +219,10 @@ def _open(c, t, r2, centres, rho, blocks):
     phi = _wrap(jnp.arctan2(wm[:, 1], wm[:, 0]) - th_t)
     lo = jnp.maximum(phi - half_m, -half_t)
     hi = jnp.minimum(phi + half_m, half_t)
-    # the directions to the points where the target's circle meets circle m (as _critical)
-    v = centres - t
-    d = jnp.sqrt(jnp.sum(v * v, -1))
-    safe = jnp.maximum(d, 1e-300)
-    meet = (d > 0) & (d <= r2 + rho) & (d >= jnp.abs(r2 - rho))
-    a = (r2**2 - rho**2 + d * d) / (2 * safe)
-    h = jnp.sqrt(jnp.maximum(r2**2 - a * a, 0.0))
-    e = v / safe[:, None]
-    p = t + a[:, None] * e
-    perp = jnp.stack([-e[:, 1], e[:, 0]], -1)
+    meet, points = _meeting_points(t, r2, centres, rho)
     cut = []
-    for sgn in (1.0, -1.0):
-        q = p + sgn * h[:, None] * perp - c
+    for pt in points:
+        q = pt - c
         cut.append(jnp.clip(jnp.where(meet, _wrap(jnp.arctan2(q[:, 1], q[:, 0]) - th_t), lo), lo, hi))
     edges = jnp.stack([lo, jnp.minimum(cut[0], cut[1]), jnp.maximum(cut[0], cut[1]), hi], -1)  # (M, 4)
     start, end = edges[:, :3], edges[:, 1:]  # (M, 3) arcs
