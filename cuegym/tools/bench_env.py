@@ -360,8 +360,8 @@ def build_parser() -> argparse.ArgumentParser:
 def first_step_report(ids, out: str) -> int:
     """:func:`cuegym.tools.bench_first.cold_and_warm` for each id, written as JSON (and a
     markdown table beside it) to ``out``."""
-    from cuegym.tools.bench import machine_info, timestamp, write_report
     from cuegym.tools.bench_first import cold_and_warm, table
+    from cuegym.tools.bench_report import machine_info, timestamp, write_report
 
     rows = {}
     for env_id in ids:

@@ -84,3 +84,31 @@ def test_single_env_observations_are_fresh_writable_arrays():
     assert isinstance(info["scores"], np.ndarray) and info["scores"].dtype == np.int32 and info["scores"].flags.writeable
     assert isinstance(info["rewards"], np.ndarray) and info["rewards"].dtype == np.float64
     assert isinstance(info["clauses"], list) and isinstance(info["phase"], str)
+
+
+def test_first_step_report_writes_cold_warm_ratio_and_memory(tmp_path, monkeypatch):
+    """The --first-step path: each id measured cold then warm on one new cache folder (both
+    given the same folder), the ratio of their first steps, and JSON plus markdown written.
+    The fresh-process measurement itself is replaced by a recorder here (a real one compiles
+    an env from nothing: the benchmark's run, not the suite's)."""
+    from cuegym.tools import bench_first
+
+    calls = []
+
+    def fake_first_step(env_id, cache_dir, timeout_s=900.0):
+        calls.append((env_id, cache_dir))
+        cold = len([c for c in calls if c[0] == env_id]) == 1
+        return {"import_s": 1.0, "reset_s": 6.0 if cold else 1.0, "step_s": 4.0 if cold else 1.0,
+                "first_step_s": 10.0 if cold else 2.0, "rss_bytes": 300 * 2**20, "cache": "on"}
+
+    monkeypatch.setattr(bench_first, "first_step", fake_first_step)
+    out = tmp_path / "first_step.json"
+    assert bench_env.main(["--first-step", "--ids", ENV_ID, "--out", str(out)]) == 0
+    assert [c[0] for c in calls] == [ENV_ID, ENV_ID] and calls[0][1] == calls[1][1]
+    r = json.loads(out.read_text())
+    assert r["benchmark"] == "first_step" and r["machine"]["cpu_count"]
+    row = r["ids"][ENV_ID]
+    assert row["cold"]["first_step_s"] == 10.0 and row["warm"]["first_step_s"] == 2.0
+    assert row["warm_over_cold"] == 0.2
+    md = (tmp_path / "first_step.md").read_text()
+    assert "| Lag-v0 | 10.0 | 2.0 | 0.20 | 300 |" in md
