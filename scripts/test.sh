@@ -23,8 +23,7 @@ fi
 # Two workers, each test file kept on one worker so that the files that compile the same
 # programs do not compile them twice; --dist loadscope does that (no other file has test
 # classes) and also spreads tests/envs/test_api.py's classes, one per env id, over the
-# workers, each id's programs built on one of them. Files go out in collection order, the
-# longest first (tests/conftest.py, LONGEST_FIRST); the slowest tests are listed.
+# workers, each id's programs built on one of them; the slowest tests are listed.
 # pytest exits 5 when it collects no tests: that is a failure here, like any non-zero exit
 # the style (ruff, settings in pyproject.toml) and the layers (import-linter's contracts:
 # physics < rules < envs < agents, positions < tools, no cycles; docs/architecture.md)
@@ -32,4 +31,4 @@ fi
 .venv/bin/ruff check .
 .venv/bin/lint-imports
 WORKERS=${CUEGYM_TEST_WORKERS:-2}
-exec .venv/bin/python -m pytest -q -n "$WORKERS" --dist loadscope --no-loadscope-reorder --durations=40 "$@"
+exec .venv/bin/python -m pytest -q -n "$WORKERS" --dist loadscope --durations=40 "$@"

@@ -29,41 +29,6 @@ def pytest_configure(config):
     jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
 
 
-# The files (and tests/envs/test_api.py's classes) that compile the most, longest first.
-# scripts/test.sh hands files to its two workers in collection order (--dist loadscope
-# --no-loadscope-reorder); starting with the longest and ending with the many short ones
-# keeps both workers busy to the end, where xdist's own order (most tests first) left these
-# few-test, compile-heavy files for last and one worker running them alone.
-LONGEST_FIRST = (
-    "tests/envs/test_api.py::TestSnooker_v0",
-    "tests/envs/test_api.py::TestAmericanSnooker_v0",
-    "tests/envs/test_api.py::TestGolf_v0",
-    "tests/envs/test_api.py",
-    "tests/agents/test_sb3.py",
-    "tests/agents/test_train.py",
-    "tests/agents/test_agents_legal.py",
-    "tests/agents/test_agents.py",
-    "tests/envs/test_async.py",
-    "tests/agents/test_evaluate_frames.py",
-    "tests/envs/test_add_game.py",
-    "tests/tools/test_check_determinism.py",
-    "tests/tools/test_bench_env.py",
-    "tests/tools/test_bench.py",
-    "tests/envs/test_pettingzoo.py",
-    "tests/envs/test_env_opponents.py",
-)
-
-
-def pytest_collection_modifyitems(config, items):
-    def rank(item):
-        for i, prefix in enumerate(LONGEST_FIRST):
-            if item.nodeid.startswith(prefix):
-                return i
-        return len(LONGEST_FIRST)
-
-    items.sort(key=rank)  # stable: each file's own order is kept
-
-
 def mapped_regions() -> int:
     """Memory regions mapped by this process (0 where /proc is not available)."""
     try:

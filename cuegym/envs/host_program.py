@@ -17,10 +17,13 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from cuegym._exported import exported_jit
 from cuegym.envs import functional as F
 from cuegym.envs.command import ACTIVE, DONE, INT_FIELDS, OPPONENT, action_fields
 from cuegym.envs.packing import Packing
 from cuegym.envs.record import record, record_layout
+from cuegym.envs.registry import BUILTIN, game
+from cuegym.physics import TABLE_SPECS
 
 
 class FlatProgram(NamedTuple):
@@ -43,7 +46,10 @@ def flat_program(task: str, table: str) -> FlatProgram:
     the options packed by ``options``; ``command`` (B, COMMAND_WIDTH) float64 the actions
     and each lane's done, active, opponent (:mod:`cuegym.envs.command`). Each is one
     compiled call: the functional program unchanged, with the packing's bit casts and the
-    record's around it."""
+    record's around it. For the built-in games both are kept traced on disk
+    (:func:`cuegym._exported.exported_jit`), so that a new process skips their tracing; a
+    game added with :func:`cuegym.envs.registry.register` is traced in every process, its
+    code being outside what the key covers."""
     func = F.FuncEnv(task=task, table=table)
     inner = F.batched(func)
     opts = F.options(func)
@@ -56,13 +62,11 @@ def flat_program(task: str, table: str) -> FlatProgram:
     def rows_of(state, obs, keys):
         return jnp.concatenate([record(state, obs), packing.pack((state, keys), jnp)], 1)
 
-    @jax.jit
     def reset(rows, opts):
         _, keys = packing.unpack(rows[:, k:])
         state, obs, keys = inner.reset(keys, options.unpack(opts))
         return rows_of(state, obs, keys)
 
-    @jax.jit
     def step(rows, command, opts):
         state, keys = packing.unpack(rows[:, k:])
         done, active = command[:, DONE] != 0, command[:, ACTIVE] != 0
@@ -71,6 +75,12 @@ def flat_program(task: str, table: str) -> FlatProgram:
                                       options.unpack(opts))
         return rows_of(state, obs, keys)
 
+    if task in BUILTIN:
+        static = (repr(game(task)), repr(TABLE_SPECS[table]))
+        reset = exported_jit(reset, f"reset-{task}-{table}", static)
+        step = exported_jit(step, f"step-{task}-{table}", static)
+    else:
+        reset, step = jax.jit(reset), jax.jit(step)
     return FlatProgram(reset, step, packing, options, k)
 
 

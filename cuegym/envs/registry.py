@@ -103,6 +103,8 @@ def _entries():
 
 
 GAMES: dict[str, GameDef] = {g.name: g for g in _entries()}
+BUILTIN: frozenset[str] = frozenset(GAMES)
+"""The task names of the games shipped with cuegym (their modules are all in the package)."""
 DEFAULT_TASK = russian_pyramid.GAME
 """The task of ``FuncEnv()`` and ``CueEnv()`` without one."""
 """Task name -> :class:`GameDef`, in the order of the Gymnasium ids."""

@@ -23,7 +23,8 @@ from cuegym.physics.balls import (
 )
 from cuegym.physics.events import KIND_NAMES, EventLog
 from cuegym.physics.noise import perturb
-from cuegym.physics.simulate import simulate, simulate_batch, simulate_many
+from cuegym.physics.refill import simulate_many
+from cuegym.physics.simulate import simulate, simulate_batch
 from cuegym.physics.strike import Shot, make_shot
 from cuegym.physics.summary import ShotSummary
 from cuegym.physics.tables import CUSHIONS, POCKETS, TABLE_SPECS, Table, TableSpec, get_spec, get_table

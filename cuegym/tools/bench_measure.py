@@ -73,7 +73,7 @@ def run_lanes(table, balls, shots, lanes: int, max_events: int, log_capacity: in
     import jax
     import jax.numpy as jnp
 
-    from cuegym.physics.simulate import simulate_lanes
+    from cuegym.physics.refill import simulate_lanes
 
     kw = dict(max_events=max_events, log_capacity=log_capacity, throw=True)
     still = shots._replace(speed=jnp.zeros_like(shots.speed))

@@ -21,7 +21,8 @@ from cuegym.physics import (
     simulate_many,
 )
 from cuegym.physics.racks import pyramid_rack, random_positions
-from cuegym.physics.simulate import DEFAULT_LOG_CAPACITY, DEFAULT_MAX_EVENTS, simulate_lanes
+from cuegym.physics.refill import simulate_lanes
+from cuegym.physics.simulate import DEFAULT_LOG_CAPACITY, DEFAULT_MAX_EVENTS
 
 
 def seeded_batch(seed, batch, n_balls, table_name="pyramid-12ft"):
