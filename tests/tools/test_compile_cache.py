@@ -3,10 +3,9 @@ its folder, the opt-out, a folder configured for JAX, an unwritable folder, and 
 sharing one folder. Each case runs in a fresh interpreter, since JAX reads its cache settings
 once per process."""
 
-import json
 import os
-import subprocess
-import sys
+
+import process_probe
 
 # A small program, so that the cases test the folder handling and not the compile time.
 PROBE = """
@@ -26,14 +25,7 @@ print(json.dumps({"status": _cache.status(), "jax_dir": jax.config.jax_compilati
 
 
 def probe(env_updates, *, background=False):
-    env = {k: v for k, v in os.environ.items() if k not in ("CUEGYM_CACHE_DIR", "JAX_COMPILATION_CACHE_DIR")}
-    env.update(env_updates)
-    cmd = [sys.executable, "-c", PROBE]
-    if background:
-        return subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    out = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
-    assert out.returncode == 0, out.stderr[-2000:]
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return process_probe.start(PROBE, env_updates) if background else process_probe.run(PROBE, env_updates)
 
 
 def cache_files(folder):
@@ -78,11 +70,7 @@ def test_an_unwritable_folder_warns_once_and_runs_without_a_cache(tmp_path):
 def test_two_processes_share_one_folder(tmp_path):
     folder = str(tmp_path / "shared")
     procs = [probe({"CUEGYM_CACHE_DIR": folder}, background=True) for _ in range(2)]
-    results = []
-    for p in procs:
-        out, err = p.communicate(timeout=300)
-        assert p.returncode == 0, err[-2000:]
-        results.append(json.loads(out.strip().splitlines()[-1]))
+    results = [process_probe.finish(p) for p in procs]
     assert results[0]["y"] == results[1]["y"] and not any(r["warnings"] for r in results)
     third = probe({"CUEGYM_CACHE_DIR": folder})
     assert third["hits"] >= 1 and third["y"] == results[0]["y"]

@@ -3,13 +3,11 @@ instead of tracing it and computes the same bytes; two processes exporting at on
 readable file; an unreadable file is traced again and replaced; the key changes with what a
 trace depends on; with the cache off, a plain jit. The env's host programs go through it."""
 
-import json
 import os
 import shutil
-import subprocess
-import sys
 
 import numpy as np
+import process_probe
 
 from cuegym import _exported
 
@@ -26,14 +24,8 @@ print(json.dumps({"how": list(f.how.values()), "y": np.asarray(y).tobytes().hex(
 
 
 def probe(folder, *, background=False):
-    env = {k: v for k, v in os.environ.items() if k not in ("CUEGYM_CACHE_DIR", "JAX_COMPILATION_CACHE_DIR")}
-    env["CUEGYM_CACHE_DIR"] = str(folder)
-    cmd = [sys.executable, "-c", PROBE]
-    if background:
-        return subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    out = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
-    assert out.returncode == 0, out.stderr[-2000:]
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    env = {"CUEGYM_CACHE_DIR": str(folder)}
+    return process_probe.start(PROBE, env) if background else process_probe.run(PROBE, env)
 
 
 def exported_files(folder):
@@ -53,11 +45,7 @@ def test_a_second_process_loads_the_program_and_computes_the_same_bytes(tmp_path
 
 def test_two_processes_exporting_at_once_leave_one_readable_file(tmp_path):
     procs = [probe(tmp_path, background=True) for _ in range(2)]
-    results = []
-    for p in procs:
-        out, err = p.communicate(timeout=300)
-        assert p.returncode == 0, err[-2000:]
-        results.append(json.loads(out.strip().splitlines()[-1]))
+    results = [process_probe.finish(p) for p in procs]
     assert results[0]["y"] == results[1]["y"]
     assert len(exported_files(tmp_path)) == 1
     third = probe(tmp_path)
