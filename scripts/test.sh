@@ -13,7 +13,9 @@ PY=${PYTHON:-python3}
 # the replay viewer's test opens its page in headless Chromium (Debian's package, as root);
 # if it cannot be installed, that test fails and says so (the rest still runs)
 bash scripts/install_chromium.sh || echo "warning: Chromium could not be installed; tests/tools/test_viewer.py will fail" >&2
-export CUEGYM_CACHE_DIR=${CUEGYM_CACHE_DIR:-$PWD/.jax_cache}
+# the compiled programs go to $CUEGYM_CACHE_DIR, else import cuegym's default folder
+# (~/.cache/cuegym/jax), so that a new clone on the same machine loads what an earlier run
+# compiled (the keys cover the source and the versions; docs/architecture.md)
 # Each compiled XLA:CPU program maps 1-2 thousand memory regions; a process past
 # vm.max_map_count (65,530 by default) aborts. tests/conftest.py drops a worker's programs
 # past 30,000; where this script may (root), it also raises the limit for headroom.
