@@ -412,12 +412,12 @@ def _settle(table, max_events: int, throw: bool):
 
     Under ``vmap`` JAX batches a ``while_loop`` by re-batching its body until it knows which
     parts of the carry are batched, and each of those passes re-batches the root solvers'
-    inner loops: tracing ``simulate_batch`` took 2.3 times as long as one shot. The rule
-    below states the answer instead (every lane batched): the loop runs while any lane
-    moves, and each iteration advances every lane and keeps the result where the lane was
-    still moving, which is what JAX's own rule computes, in the same operations (same
-    bytes, tests/physics/test_determinism.py). Measured on a 64-table pyramid batch:
-    tracing 3.5 s -> 1.5 s, lowering 0.6 -> 0.3 s, compiling about a quarter less.
+    inner loops. The rule below states the answer instead (every lane batched): the loop
+    runs while any lane moves, and each iteration advances every lane and keeps the result
+    where the lane was still moving, which is what JAX's own rule computes, in the same
+    operations (same bytes, tests/physics/test_determinism.py). Measured side by side on a
+    quiet machine (a 64-table pyramid batch): tracing 1.8–2.1 s -> 1.4–1.5 s; compile and
+    run times unchanged within their spread.
     """
 
     def running(s: _Loop):
