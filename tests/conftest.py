@@ -19,14 +19,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 
 def pytest_configure(config):
-    # JAX's persistent compilation cache keeps repeated test runs (and CI reruns) fast.
-    cache = os.environ.get("CUEGYM_CACHE_DIR", os.path.join(os.path.expanduser("~"), ".cache", "cuegym", "jax"))
-    import jax
-
-    import cuegym.physics  # noqa: F401  (first: sets XLA flags before JAX starts)
-
-    jax.config.update("jax_compilation_cache_dir", cache)
-    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
+    # importing cuegym turns on JAX's persistent compilation cache as for any user
+    # ($CUEGYM_CACHE_DIR, else ~/.cache/cuegym/jax; "off" opts out; cuegym._cache), which keeps
+    # repeated test runs fast; the physics package first sets XLA's flags before JAX starts
+    import cuegym.physics  # noqa: F401
 
 
 def mapped_regions() -> int:
