@@ -72,13 +72,16 @@ def program_key(name: str, static: tuple, avals: tuple) -> str:
     return f"{safe}-{digest[:32]}.jaxexport"
 
 
-def _avals(args) -> tuple:
-    return tuple((tuple(np.shape(a)), str(a.dtype if hasattr(a, "dtype") else np.asarray(a).dtype)) for a in args)
+def _avals(sig: tuple) -> tuple:
+    """A signature of :meth:`ExportedJit.__call__` as plain values ((shape, dtype name) each)
+    for the file's key."""
+    return tuple((tuple(shape), str(dtype)) for shape, dtype in sig)
 
 
 class ExportedJit:
     """A jitted function of arrays whose traced program is kept on disk (see the module
-    docstring); called like the function. ``how`` maps each argument signature seen to
+    docstring); called like the function, with arrays (NumPy or JAX: anything with ``shape``
+    and ``dtype``). ``how`` maps each argument signature seen ((shape, dtype name) each) to
     ``"exported"`` (traced here and written), ``"loaded"`` (read from the folder) or
     ``"jit"`` (plain ``jax.jit``: no cache folder, or exporting failed)."""
 
@@ -89,27 +92,28 @@ class ExportedJit:
         self._lock = threading.Lock()
 
     def __call__(self, *args):
-        sig = _avals(args)
+        # every step passes here: the signature is the arrays' own shape and dtype objects
+        # (1 us), made into the file's key only when a new one is resolved
+        sig = tuple((a.shape, a.dtype) for a in args)
         call = self._calls.get(sig)
         if call is None:
             with self._lock:
-                call = self._calls.get(sig) or self._resolve(sig)
+                call = self._calls.get(sig) or self._resolve(_avals(sig), sig)
         return call(*args)
 
-    def _resolve(self, sig: tuple):
+    def _resolve(self, avals: tuple, sig: tuple):
         folder = _cache.status()["folder"]
-        call, how = jax.jit(self.fn), "jit"
+        exported, how = None, "jit"
         if folder is not None:
-            path = os.path.join(folder, FOLDER, program_key(self.name, self.static, sig))
-            exported = _load(path)
-            how = "loaded"
+            path = os.path.join(folder, FOLDER, program_key(self.name, self.static, avals))
+            exported, how = _load(path), "loaded"
             if exported is None:
-                exported, how = _export(self.fn, sig, path), "exported"
-            if exported is not None:
-                call = jax.jit(exported.call)
-            else:
-                how = "jit"
-        self._calls[sig], self.how[sig] = call, how
+                exported, how = _export(self.fn, avals, path), "exported"
+        if exported is None:
+            call, how = jax.jit(self.fn), "jit"
+        else:
+            call = jax.jit(exported.call)
+        self._calls[sig], self.how[avals] = call, how
         return call
 
 

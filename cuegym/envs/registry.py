@@ -103,11 +103,11 @@ def _entries():
 
 
 GAMES: dict[str, GameDef] = {g.name: g for g in _entries()}
+"""Task name -> :class:`GameDef`, in the order of the Gymnasium ids."""
 BUILTIN: frozenset[str] = frozenset(GAMES)
 """The task names of the games shipped with cuegym (their modules are all in the package)."""
 DEFAULT_TASK = russian_pyramid.GAME
 """The task of ``FuncEnv()`` and ``CueEnv()`` without one."""
-"""Task name -> :class:`GameDef`, in the order of the Gymnasium ids."""
 BY_ID: dict[str, GameDef] = {g.env_id: g for g in GAMES.values()}
 """Gymnasium id -> :class:`GameDef`."""
 ENV_IDS: tuple[str, ...] = tuple(BY_ID)

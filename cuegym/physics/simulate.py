@@ -12,8 +12,7 @@ and its performance.
 
 from __future__ import annotations
 
-import functools
-from functools import partial
+from functools import lru_cache, partial
 from typing import NamedTuple
 
 import jax
@@ -405,7 +404,7 @@ def simulate_one(table, balls: BallState, shot: Shot, max_events: int = DEFAULT_
     return _finish(_settle(table, max_events, throw)(state))
 
 
-@functools.lru_cache(maxsize=None)
+@lru_cache(maxsize=None)
 def _settle(table, max_events: int, throw: bool):
     """The event loop from a started :class:`_Loop` to rest or the cap, as a function of
     the loop state, with its own batching rule (``jax.custom_batching.custom_vmap``).

@@ -62,7 +62,7 @@ def test_an_unreadable_file_is_traced_again_and_replaced(tmp_path):
     assert probe(tmp_path)["how"] == ["loaded"]
 
 
-def test_with_the_cache_off_it_is_a_plain_jit(tmp_path):
+def test_with_the_cache_off_it_is_a_plain_jit():
     got = probe("off")
     assert got["how"] == ["jit"]
 
