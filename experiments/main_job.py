@@ -1,7 +1,8 @@
 """The README's main job: train PPO on PotShot-v0, evaluate it against the baseline agents
 on the same layouts, write one table and the learning curve.
 
-    python experiments/main_job.py [--steps 60000] [--shots 300] [--search-shots 60] [--out results/main]
+    python experiments/main_job.py [--steps 60000] [--shots 300] [--search-shots 60] [--jax-minutes 2]
+        [--out results/main]
 
 1. ``experiments/train.py`` trains PPO (stable-baselines3, the ShotOnly wrapper, 8 tables at
    once) on ``cuegym/PotShot-v0`` on ``pool-9ft`` at noise 1.0 and evaluates it every 10,000
@@ -10,7 +11,10 @@ on the same layouts, write one table and the learning curve.
 2. ``experiments/evaluate.py``'s evaluation plays the random, ghost-ball and search
    agents (:mod:`cuegym.agents`) on the same episodes (the single env seeded
    ``EVAL_SEED + k`` deals the layout of sub-env k of the vector env seeded ``EVAL_SEED``).
-3. ``OUT/main_job.md`` and ``OUT/main_job.json``: pot rate with a 95 % interval and the time
+3. ``cuegym.learn.train.run`` trains the JAX-native PPO on the shot menu (``action="menu"``)
+   for ``--jax-minutes`` and evaluates it and the ghost on the same 1,000 seeded episodes of
+   its gymnax env (outputs in ``OUT/train_jax``).
+4. ``OUT/main_job.md`` and ``OUT/main_job.json``: pot rate with a 95 % interval and the time
    per decision, one row per policy.
 """
 
@@ -42,7 +46,7 @@ def _load(name: str):
     return mod
 
 
-def run(steps: int, shots: int, search_shots: int, out: Path, seed: int = 0) -> dict:
+def run(steps: int, shots: int, search_shots: int, out: Path, seed: int = 0, jax_minutes: float = 2.0) -> dict:
     """Train, evaluate, write the outputs; returns the JSON record."""
     train, agents = _load("train"), _load("evaluate")
     out.mkdir(parents=True, exist_ok=True)
@@ -63,12 +67,32 @@ def run(steps: int, shots: int, search_shots: int, out: Path, seed: int = 0) -> 
         rows.append({"policy": f"{name} agent", "shots": n, "pots": r["pots"], "rate": r["rate"], "ci95": r["ci95"],
                      "median_decision_s": r["median_decision_s"]})
         print(json.dumps(rows[-1]), flush=True)
+    rows += jax_menu_rows(out / "train_jax", seed, jax_minutes)
     report = {"kind": "cuegym.main_job", "env": "cuegym/PotShot-v0", "table": TABLE, "noise": NOISE,
               "eval_seed": EVAL_SEED, "train": record["train"], "learning_curve": str(out / "train" / "learning_curve.png"),
               "rows": rows, "wall_s": round(time.perf_counter() - t0, 1)}
     (out / "main_job.json").write_text(json.dumps(report, indent=1) + "\n")
     (out / "main_job.md").write_text(markdown(report))
     return report
+
+
+def jax_menu_rows(out: Path, seed: int, minutes: float) -> list:
+    """Train the JAX-native PPO on the shot menu and return its row and the ghost's on the
+    same episodes of the gymnax env (their layouts differ from the rows above)."""
+    from cuegym.learn import ppo
+    from cuegym.learn.train import run as train_jax
+
+    spec = {"env": "cuegym/PotShot-v0", "action": "menu", "observation": "flat", "opponent": None,
+            "options": {"table": TABLE, "noise": NOISE}}
+    res = train_jax(spec, ppo.Config(), minutes=minutes, seed=seed, out=out, eval_episodes=1000)
+    rows = []
+    for name, label in (("policy", f"PPO in JAX on the shot menu, {res['steps']} steps"),
+                        ("ghost", "ghost agent, on the JAX PPO's episodes")):
+        n = res["episodes"]
+        rows.append({"policy": label, "shots": n, "pots": round(res[f"{name}_success"] * n),
+                     "rate": res[f"{name}_success"], "ci95": res[f"{name}_success_95"], "median_decision_s": None})
+        print(json.dumps(rows[-1]), flush=True)
+    return rows
 
 
 def markdown(report: dict) -> str:
@@ -78,7 +102,9 @@ def markdown(report: dict) -> str:
     for r in report["rows"]:
         t = "" if r["median_decision_s"] is None else f"{r['median_decision_s']:.3f}"
         lines.append(f"| {r['policy']} | {r['shots']} | {r['rate']:.3f} | {r['ci95'][0]:.3f}–{r['ci95'][1]:.3f} | {t} |")
-    lines += ["", f"Learning curve: `{report['learning_curve']}`"]
+    lines += ["", "The last two rows play the gymnax env's own 1,000 seeded episodes (the same for both), not the "
+              "layouts of the rows above.", "", f"Learning curves: `{report['learning_curve']}`, "
+              f"`{report['learning_curve'].replace('/train/', '/train_jax/')}`"]
     return "\n".join(lines) + "\n"
 
 
@@ -90,14 +116,17 @@ def main(argv=None) -> int:
     p.add_argument("--steps", type=int, default=60_000, help="PPO training steps")
     p.add_argument("--shots", type=int, default=300, help="evaluation episodes of PPO, random and ghost")
     p.add_argument("--search-shots", type=int, default=60, help="evaluation episodes of the search agent (~0.7 s each)")
+    p.add_argument("--jax-minutes", type=float, default=2.0, help="training budget of the JAX menu PPO")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default="results/main")
     args = p.parse_args(argv)
+    if args.jax_minutes <= 0:
+        p.error(f"--jax-minutes: more than 0, got {args.jax_minutes}")
     for name in ("steps", "shots", "search_shots"):
         if getattr(args, name) < 1:
             p.error(f"--{name.replace('_', '-')}: at least 1, got {getattr(args, name)}")
     os.environ.setdefault("CUEGYM_CACHE_DIR", str(HERE.parent / ".jax_cache"))
-    report = run(args.steps, args.shots, args.search_shots, Path(args.out), args.seed)
+    report = run(args.steps, args.shots, args.search_shots, Path(args.out), args.seed, args.jax_minutes)
     print(markdown(report))
     return 0
 

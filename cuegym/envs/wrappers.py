@@ -320,6 +320,49 @@ def _symlog(x):
     return np.sign(x) * np.log1p(np.abs(x))
 
 
+def flat_plan(space: spaces.Dict):
+    """How :class:`FlatObservation` flattens the Dict ``space``: returns (plan, a list of
+    (key, kind) with kind ("linear", low, span), ("symlog",), ("onehot", n, start),
+    ("binary",) or ("multionehot", nvec, start); slices, key -> slice of the vector; the
+    flat Box space). Shared with the JAX flattening of :mod:`cuegym.learn.observations`."""
+    plan, slices = [], {}
+    lows, highs = [], []
+    at = 0
+    for k, s in space.spaces.items():
+        if isinstance(s, spaces.Box):
+            lo, hi = s.low.astype(float).ravel(), s.high.astype(float).ravel()
+            if np.all(np.isfinite(lo)) and np.all(np.isfinite(hi)) and np.all(hi - lo <= BOX_LINEAR_SPAN):
+                kind = ("linear", lo, np.where(hi > lo, hi - lo, 1.0))
+                lows.append(np.zeros(lo.size))
+                highs.append(np.ones(lo.size))
+            else:
+                kind = ("symlog",)
+                lows.append(_symlog(lo))
+                highs.append(_symlog(hi))
+            size = lo.size
+        elif isinstance(s, spaces.Discrete):
+            kind, size = ("onehot", int(s.n), int(s.start)), int(s.n)
+            lows.append(np.zeros(size))
+            highs.append(np.ones(size))
+        elif isinstance(s, spaces.MultiBinary):
+            kind, size = ("binary",), int(np.prod(s.shape))
+            lows.append(np.zeros(size))
+            highs.append(np.ones(size))
+        elif isinstance(s, spaces.MultiDiscrete):
+            nvec = s.nvec.ravel().astype(int)
+            kind, size = ("multionehot", nvec, s.start.ravel().astype(int)), int(nvec.sum())
+            lows.append(np.zeros(size))
+            highs.append(np.ones(size))
+        else:
+            raise ValueError(f"env.observation_space[{k!r}]: cannot flatten {s}")
+        plan.append((k, kind))
+        slices[k] = slice(at, at + size)
+        at += size
+    box = spaces.Box(np.concatenate(lows).astype(np.float32), np.concatenate(highs).astype(np.float32),
+                     dtype=np.float32)
+    return plan, slices, box
+
+
 class FlatObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
     """The Dict observation as one Box float32 vector, key by key in the space's order
     (``slices`` maps each key to its part; ``Dict`` spaces keep their keys sorted):
@@ -343,41 +386,7 @@ class FlatObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
         gym.ObservationWrapper.__init__(self, env)
         if not isinstance(env.observation_space, spaces.Dict):
             raise ValueError(f"env: FlatObservation needs a Dict observation space, got {env.observation_space}")
-        self.slices, self._plan = {}, []
-        lows, highs = [], []
-        at = 0
-        for k, s in env.observation_space.spaces.items():
-            if isinstance(s, spaces.Box):
-                lo, hi = s.low.astype(float).ravel(), s.high.astype(float).ravel()
-                if np.all(np.isfinite(lo)) and np.all(np.isfinite(hi)) and np.all(hi - lo <= BOX_LINEAR_SPAN):
-                    kind = ("linear", lo, np.where(hi > lo, hi - lo, 1.0))
-                    lows.append(np.zeros(lo.size))
-                    highs.append(np.ones(lo.size))
-                else:
-                    kind = ("symlog",)
-                    lows.append(_symlog(lo))
-                    highs.append(_symlog(hi))
-                size = lo.size
-            elif isinstance(s, spaces.Discrete):
-                kind, size = ("onehot", int(s.n), int(s.start)), int(s.n)
-                lows.append(np.zeros(size))
-                highs.append(np.ones(size))
-            elif isinstance(s, spaces.MultiBinary):
-                kind, size = ("binary",), int(np.prod(s.shape))
-                lows.append(np.zeros(size))
-                highs.append(np.ones(size))
-            elif isinstance(s, spaces.MultiDiscrete):
-                nvec = s.nvec.ravel().astype(int)
-                kind, size = ("multionehot", nvec, s.start.ravel().astype(int)), int(nvec.sum())
-                lows.append(np.zeros(size))
-                highs.append(np.ones(size))
-            else:
-                raise ValueError(f"env.observation_space[{k!r}]: cannot flatten {s}")
-            self._plan.append((k, kind))
-            self.slices[k] = slice(at, at + size)
-            at += size
-        self.observation_space = spaces.Box(np.concatenate(lows).astype(np.float32),
-                                            np.concatenate(highs).astype(np.float32), dtype=np.float32)
+        self._plan, self.slices, self.observation_space = flat_plan(env.observation_space)
 
     def observation(self, obs) -> np.ndarray:
         out = np.zeros(self.observation_space.shape, np.float32)

@@ -1,0 +1,251 @@
+"""Every cuegym id as a gymnax environment: ``reset(key, params)`` and ``step(key, state,
+action, params)``, pure JAX, autoreset inside ``step``, so trainers written for gymnax
+(rejax, PureJaxRL-style scripts) run the whole rollout in one compiled program.
+
+Why beside the Gymnasium env: a host round trip per step caps training at about a thousand
+steps a second; here the env, the policy and the update share one program. The action is a
+choice among the shot menu's candidates (:mod:`cuegym.agents.menu`, ``action="menu"``) or a
+stroke in [-1, 1]^5 (``action="shot"``). The two-player games put the agent in seat 0 against
+a built-in opponent that plays its decisions inside the same step. Specification:
+docs/training.md, "The gymnax interface".
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from cuegym.agents import menu as M
+from cuegym.agents.baselines import ghost_decision
+from cuegym.envs import functional as F
+from cuegym.envs.registry import BY_ID, GAMES
+from cuegym.learn import observations as O
+from cuegym.learn import spaces
+
+ACTIONS = ("menu", "shot")
+OBSERVATIONS = ("flat", "egocentric")
+OPPONENTS = ("ghost", "random")
+MAX_OPPONENT_DECISIONS = 64  # per agent step; more leaves the opponent's turn to the next step
+_OPPONENT_CODE = {"random": 1, "ghost": 2}
+
+
+class EnvParams(NamedTuple):
+    """The traced parameters: ``opts`` the functional env's :class:`cuegym.envs.functional.Options`,
+    ``max_steps_in_episode`` () int32 (the agent's decisions before truncation; read by
+    gymnax trainers' evaluation loops)."""
+
+    opts: F.Options
+    max_steps_in_episode: jnp.ndarray
+
+
+class EnvState(NamedTuple):
+    """One table: ``table`` the functional env's state, ``menu`` the candidates' action dict
+    (each field (K, ...); an empty dict with ``action="shot"``), ``steps`` () int32 the
+    agent's decisions this episode."""
+
+    table: F.EnvState
+    menu: dict
+    steps: jnp.ndarray
+
+
+try:  # subclass gymnax's base where it is installed, so isinstance checks of trainers pass
+    from gymnax.environments.environment import Environment as _Base
+except ImportError:  # pragma: no cover - the [train] extra installs gymnax
+    _Base = object
+
+
+@dataclasses.dataclass(frozen=True, eq=True)
+class CueGymnaxEnv(_Base):
+    """A cuegym task in gymnax's interface (hashable: gymnax jits ``step`` and ``reset``
+    with the env static). Build it with :func:`make`."""
+
+    func: F.FuncEnv
+    action: str = "menu"
+    observation: str = "flat"
+    opponent: str | None = None
+
+    # -- gymnax's interface
+
+    @property
+    def default_params(self) -> EnvParams:
+        return EnvParams(F.options(self.func), jnp.asarray(self.func.max_shots, jnp.int32))
+
+    @property
+    def name(self) -> str:
+        return GAMES[self.func.task].env_id
+
+    @property
+    def num_actions(self) -> int:
+        return M.size() if self.action == "menu" else 5
+
+    def action_space(self, params: EnvParams | None = None):
+        if self.action == "menu":
+            return spaces.discrete(M.size())
+        return spaces.box(-1.0, 1.0, (5,), jnp.float32)
+
+    def observation_space(self, params: EnvParams | None = None):
+        return spaces.box(-np.inf, np.inf, (self.obs_size,), jnp.float32)
+
+    @functools.partial(jax.jit, static_argnums=0)
+    def reset(self, key, params: EnvParams | None = None):
+        """(obs (D,) float32, state) of a new episode drawn from ``key``."""
+        params = self.default_params if params is None else params
+        return self.reset_env(key, params)
+
+    @functools.partial(jax.jit, static_argnums=0)
+    def step(self, key, state: EnvState, action, params: EnvParams | None = None):
+        """One decision of the agent (and the opponent's that follow); the episode that
+        ends is replaced by a new one drawn from ``key`` (gymnax's autoreset). Returns
+        (obs, state, reward () float32, done () bool, info)."""
+        params = self.default_params if params is None else params
+        k_step, k_reset = jax.random.split(key)
+        table, steps, reward, done, info = self._advance(k_step, state, action, params)
+        fresh = self._deal(k_reset, params)
+        table = jax.tree_util.tree_map(lambda a, b: jnp.where(done, a, b), fresh, table)
+        steps = jnp.where(done, 0, steps)
+        obs, state = self._finish(table, steps)  # one menu, of the table the agent sees next
+        return obs, state, reward, done, info
+
+    def reset_env(self, key, params: EnvParams):
+        return self._finish(self._deal(key, params), jnp.asarray(0, jnp.int32))
+
+    def step_env(self, key, state: EnvState, action, params: EnvParams):
+        table, steps, reward, done, info = self._advance(key, state, action, params)
+        obs, state = self._finish(table, steps)
+        return obs, state, reward, done, info
+
+    def _deal(self, key, params):
+        table = F.init(self.func, key, params.opts)
+        return self._opponents(jax.random.fold_in(key, 1), table, params)[0]
+
+    def _advance(self, key, state: EnvState, action, params: EnvParams):
+        """The agent's decision and the opponent's that follow: (table, steps, reward,
+        done, info)."""
+        k_act, k_opp = jax.random.split(key)
+        table = F.step(self.func, state.table, self.decision(state, action), k_act, params.opts)
+        seat = 0 if self.opponent is not None else state.table.game.to_play
+        reward = table.rewards[seat]
+        mine = table
+        table, theirs = self._opponents(k_opp, table, params)
+        steps = state.steps + 1
+        truncated = table.truncated | (steps >= params.max_steps_in_episode)
+        done = table.terminated | truncated
+        info = {"terminated": table.terminated, "truncated": truncated & ~table.terminated,
+                "discount": 1.0 - table.terminated.astype(jnp.float32), "success": self.success(mine, table, seat),
+                "foul": mine.foul}
+        return table, steps, (reward + theirs).astype(jnp.float32), done, info
+
+    def _finish(self, table, steps):
+        m = self._menu(table)
+        state = EnvState(table, m.actions if m is not None else {}, steps)
+        return self._observe(state, m), state
+
+    # -- cuegym's parts
+
+    @property
+    def obs_size(self) -> int:
+        """D, the observation's length (:meth:`layout`)."""
+        return sum(n for _, n in self.layout())
+
+    def layout(self):
+        """The observation's parts in order, (name, length): ``menu`` K x F candidate features
+        and ``legal`` K (with ``action="menu"``), then ``table``: the game observation
+        flattened (:func:`cuegym.learn.observations.flatten`), or its egocentric features
+        followed by it (``observation="egocentric"``)."""
+        parts = []
+        if self.action == "menu":
+            parts += [("menu", M.size() * M.NUM_FEATURES), ("legal", M.size())]
+        if self.observation == "egocentric":
+            parts.append(("egocentric", O.egocentric_size(self.func)))
+        parts.append(("table", int(O.plan(self.func)[1].shape[0])))
+        return parts
+
+    def decision(self, state: EnvState, action):
+        """The env action dict the agent's ``action`` stands for: the menu's candidate, or
+        the stroke in [-1, 1]^5 scaled to the shot limits with the ghost's call,
+        nomination and placement."""
+        if self.action == "menu":
+            k = jnp.clip(jnp.asarray(action, jnp.int32).reshape(()), 0, M.size() - 1)
+            return M.choose(M.Menu(state.menu, None, None), k)
+        ghost, _ = ghost_decision(self.func, state.table)
+        unit = jnp.clip(jnp.asarray(action, jnp.float64).reshape(5), -1.0, 1.0)
+        lo, hi = jnp.asarray(F.SHOT_LOW), jnp.asarray(F.SHOT_HIGH)
+        lo = lo.at[0].set(0.0).at[4].set(0.0)
+        hi = hi.at[0].set(2 * jnp.pi).at[4].set(0.0)
+        return {**ghost, "shot": lo + (unit + 1.0) / 2.0 * (hi - lo)}
+
+    def success(self, mine: F.EnvState, final: F.EnvState, seat):
+        """() bool: a drill's stroke did what it asks (PotShot: the clean pot; Lag: its
+        reward), or a game was won by the agent's seat."""
+        if GAMES[self.func.task].referee is None:
+            return mine.rewards[0] > 0
+        return final.terminated & (final.game.winner == seat)
+
+    def _menu(self, table: F.EnvState):
+        return M.menu(self.func, table) if self.action == "menu" else None
+
+    def _observe(self, state: EnvState, m):
+        obs = F.observe(self.func, state.table)
+        parts = []
+        if m is not None:
+            parts += [m.features.ravel(), m.legal.astype(jnp.float32)]
+        if self.observation == "egocentric":
+            striker = jnp.argmax(obs["legal_cue_ball"]).astype(jnp.int32)
+            parts.append(O.egocentric(self.func, state.table, striker))
+        parts.append(O.flatten(self.func, obs))
+        return jnp.concatenate(parts).astype(jnp.float32)
+
+    def _opponents(self, key, table: F.EnvState, params: EnvParams):
+        """The built-in opponent's decisions while it is to play (at most
+        ``MAX_OPPONENT_DECISIONS``); returns (state, the agent's reward from them)."""
+        if self.opponent is None:
+            return table, jnp.asarray(0.0)
+        code = _OPPONENT_CODE[self.opponent]
+        live = lambda t: ~(t.terminated | t.truncated) & (t.game.to_play != 0)  # noqa: E731
+
+        def cond(carry):
+            t, _, i, _ = carry
+            return live(t) & (i < MAX_OPPONENT_DECISIONS)
+
+        def body(carry):
+            t, got, i, k = carry
+            k, k_pick, k_play = jax.random.split(k, 3)
+            blank = jax.tree_util.tree_map(jnp.zeros_like, F.random_action(self.func, t, k_pick))
+            act = F.opponent_action(self.func, t, blank, k_pick, code)
+            t = F.step(self.func, t, act, k_play, params.opts)
+            return t, got + t.rewards[0], i + 1, k
+
+        table, got, _, _ = jax.lax.while_loop(cond, body, (table, jnp.asarray(0.0), jnp.asarray(0), key))
+        return table, got
+
+
+def make(env_id: str, *, action: str = "menu", observation: str = "flat", opponent: str | None = "default",
+         **options) -> tuple[CueGymnaxEnv, EnvParams]:
+    """``(env, params)`` of ``env_id`` (``"cuegym/PotShot-v0"``, or its task name). ``action``
+    one of :data:`ACTIONS`, ``observation`` one of :data:`OBSERVATIONS`, ``opponent`` one of
+    :data:`OPPONENTS` or None (the agent plays every seat, rewarded as the player who
+    acted); the default is the ghost in the refereed games and none in the drills.
+    ``options``: the functional env's (:class:`cuegym.envs.functional.FuncEnv`: ``table``,
+    ``noise``, ``max_shots``, ...)."""
+    entry = BY_ID.get(env_id) or GAMES.get(env_id)
+    if entry is None:
+        raise ValueError(f"env_id: unknown {env_id!r}; one of {', '.join(BY_ID)}")
+    if action not in ACTIONS:
+        raise ValueError(f"action: one of {', '.join(ACTIONS)}, got {action!r}")
+    if observation not in OBSERVATIONS:
+        raise ValueError(f"observation: one of {', '.join(OBSERVATIONS)}, got {observation!r}")
+    if opponent == "default":
+        opponent = "ghost" if entry.referee is not None else None
+    if opponent is not None and opponent not in OPPONENTS:
+        raise ValueError(f"opponent: one of {', '.join(OPPONENTS)} or None, got {opponent!r}")
+    if opponent is not None and entry.referee is None:
+        raise ValueError(f"opponent: {entry.env_id} is a one-player drill; pass opponent=None")
+    func = F.FuncEnv(task=entry.name, **options)
+    env = CueGymnaxEnv(func, action, observation, opponent)
+    return env, env.default_params
+

@@ -1,0 +1,195 @@
+"""PPO over the gymnax env, the rollout and the update in one compiled iteration (flax,
+optax, distrax): clipped surrogate, GAE, value loss, entropy bonus (Schulman et al.,
+"Proximal Policy Optimization Algorithms", arXiv:1707.06347; GAE: arXiv:1506.02438).
+
+Why our own and not only rejax's: the menu's policy is a scorer over a set of candidates
+with a legal mask (:class:`cuegym.learn.networks.MenuPolicy`), which a generic MLP trainer
+does not take; rejax still runs on the same env (docs/training.md).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import NamedTuple
+
+import distrax
+import jax
+import jax.numpy as jnp
+import optax
+
+from cuegym.learn.networks import network
+
+
+@dataclasses.dataclass(frozen=True)
+class Config:
+    """PPO's knobs: ``num_envs`` tables stepped together, ``num_steps`` decisions each per
+    iteration, ``epochs`` passes over the batch in ``minibatches``; ``lr`` Adam's step,
+    ``gamma``, ``lam`` (GAE), ``clip``, ``entropy``, ``value`` the loss weights,
+    ``max_grad_norm``; ``hidden`` the network's width (None: its default)."""
+
+    num_envs: int = 64
+    num_steps: int = 4
+    epochs: int = 4
+    minibatches: int = 4
+    lr: float = 1e-3
+    gamma: float = 0.99
+    lam: float = 0.95
+    clip: float = 0.2
+    entropy: float = 0.01
+    value: float = 0.5
+    max_grad_norm: float = 0.5
+    hidden: int | None = None
+
+    def __post_init__(self):
+        for name in ("num_envs", "num_steps", "epochs", "minibatches"):
+            v = getattr(self, name)
+            if not isinstance(v, int) or v < 1:
+                raise ValueError(f"{name}: a positive integer, got {v!r}")
+        if (self.num_envs * self.num_steps) % self.minibatches:
+            raise ValueError(f"minibatches: must divide num_envs x num_steps = {self.num_envs * self.num_steps}, "
+                             f"got {self.minibatches}")
+
+
+class TrainState(NamedTuple):
+    """``params`` the network's, ``opt`` the optimiser's state, ``env_state`` and ``obs``
+    (B, ...) the tables, ``key``, ``steps`` () env steps taken."""
+
+    params: dict
+    opt: optax.OptState
+    env_state: object
+    obs: jnp.ndarray
+    key: jnp.ndarray
+    steps: jnp.ndarray
+
+
+def distribution(env, out):
+    """The policy's distribution from the network's output."""
+    if env.action == "menu":
+        return distrax.Categorical(logits=out[0])
+    return distrax.MultivariateNormalDiag(out[0], jnp.exp(out[1]))
+
+
+def greedy(env, out):
+    """The policy's most likely action."""
+    return jnp.argmax(out[0], -1) if env.action == "menu" else out[0]
+
+
+def optimiser(cfg: Config):
+    return optax.chain(optax.clip_by_global_norm(cfg.max_grad_norm), optax.adam(cfg.lr, eps=1e-5))
+
+
+def init(env, env_params, cfg: Config, key) -> TrainState:
+    """A new learner and ``cfg.num_envs`` fresh tables, from ``key``."""
+    k_net, k_env, key = jax.random.split(key, 3)
+    obs, state = jax.vmap(env.reset, in_axes=(0, None))(jax.random.split(k_env, cfg.num_envs), env_params)
+    params = network(env.action, cfg.hidden).init(k_net, obs[:1])
+    return TrainState(params, optimiser(cfg).init(params), state, obs, key, jnp.asarray(0, jnp.int32))
+
+
+class Batch(NamedTuple):
+    obs: jnp.ndarray
+    action: jnp.ndarray
+    logp: jnp.ndarray
+    value: jnp.ndarray
+    reward: jnp.ndarray
+    done: jnp.ndarray
+    success: jnp.ndarray
+
+
+def iteration(env, env_params, cfg: Config, ts: TrainState):
+    """(traceable) One PPO iteration: ``cfg.num_steps`` decisions on every table, then the
+    update. Returns (state, metrics: mean reward, success rate of the episodes that ended,
+    episodes ended, the losses)."""
+    net = network(env.action, cfg.hidden)
+    step = jax.vmap(env.step, in_axes=(0, 0, 0, None))
+
+    def act(carry, _):
+        params, state, obs, key = carry
+        key, k_pick, k_env = jax.random.split(key, 3)
+        out = net.apply(params, obs)
+        dist = distribution(env, out)
+        action = dist.sample(seed=k_pick)
+        logp = dist.log_prob(action)
+        nobs, state, reward, done, info = step(jax.random.split(k_env, cfg.num_envs), state, action, env_params)
+        return (params, state, nobs, key), Batch(obs, action, logp, out[-1], reward, done, info["success"])
+
+    (_, state, obs, key), batch = jax.lax.scan(act, (ts.params, ts.env_state, ts.obs, ts.key), None,
+                                               cfg.num_steps)
+    last_value = net.apply(ts.params, obs)[-1]
+
+    def gae(carry, t):
+        adv, next_value = carry
+        notdone = 1.0 - t.done.astype(jnp.float32)
+        delta = t.reward + cfg.gamma * next_value * notdone - t.value
+        adv = delta + cfg.gamma * cfg.lam * notdone * adv
+        return (adv, t.value), adv
+
+    _, advantages = jax.lax.scan(gae, (jnp.zeros_like(last_value), last_value), batch, reverse=True)
+    returns = advantages + batch.value
+    flat = lambda x: x.reshape((-1,) + x.shape[2:])  # noqa: E731
+    data = (flat(batch.obs), flat(batch.action), flat(batch.logp), flat(advantages), flat(returns))
+
+    def loss_fn(params, obs, action, logp_old, adv, ret):
+        out = net.apply(params, obs)
+        dist = distribution(env, out)
+        logp = dist.log_prob(action)
+        ratio = jnp.exp(logp - logp_old)
+        adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+        surrogate = jnp.minimum(ratio * adv, jnp.clip(ratio, 1 - cfg.clip, 1 + cfg.clip) * adv)
+        value_loss = jnp.mean((out[-1] - ret) ** 2)
+        entropy = jnp.mean(dist.entropy())
+        loss = -jnp.mean(surrogate) + cfg.value * value_loss - cfg.entropy * entropy
+        return loss, (value_loss, entropy)
+
+    opt = optimiser(cfg)
+    n = cfg.num_envs * cfg.num_steps
+
+    def epoch(carry, _):
+        params, opt_state, key = carry
+        key, k = jax.random.split(key)
+        order = jax.random.permutation(k, n).reshape(cfg.minibatches, -1)
+
+        def minibatch(carry, idx):
+            params, opt_state = carry
+            (loss, aux), grads = jax.value_and_grad(loss_fn, has_aux=True)(params, *(x[idx] for x in data))
+            updates, opt_state = opt.update(grads, opt_state, params)
+            return (optax.apply_updates(params, updates), opt_state), (loss, *aux)
+
+        (params, opt_state), losses = jax.lax.scan(minibatch, (params, opt_state), order)
+        return (params, opt_state, key), losses
+
+    (params, opt_state, key), losses = jax.lax.scan(epoch, (ts.params, ts.opt, key), None, cfg.epochs)
+    ended = jnp.sum(batch.done)
+    metrics = {"reward": jnp.mean(batch.reward), "episodes": ended,
+               "success": jnp.sum(batch.success & batch.done) / jnp.maximum(ended, 1),
+               "loss": jnp.mean(losses[0]), "value_loss": jnp.mean(losses[1]), "entropy": jnp.mean(losses[2])}
+    return TrainState(params, opt_state, state, obs, key, ts.steps + n), metrics
+
+
+def evaluate(env, env_params, choose, weights, keys, max_steps: int):
+    """(traceable) The first episode of each table dealt from ``keys`` (E, 2), played by
+    ``choose(weights, obs (E, D), state) -> actions (E, ...)`` with the step keys of
+    ``keys`` (the same layouts and the same execution noise for every ``choose``), until
+    every table's episode has ended or ``max_steps`` decisions. Returns (success (E,) bool,
+    return (E,), decisions (E,))."""
+    obs, state = jax.vmap(env.reset, in_axes=(0, None))(keys, env_params)
+    step = jax.vmap(env.step, in_axes=(0, 0, 0, None))
+    e = keys.shape[0]
+
+    def more(carry):
+        return jnp.any(carry[2]) & (carry[6] < max_steps)
+
+    def one(carry):
+        obs, state, live, success, ret, count, i = carry
+        action = choose(weights, obs, state)
+        k = jax.vmap(lambda kk: jax.random.fold_in(kk, i))(keys)
+        obs, state, reward, done, info = step(k, state, action, env_params)
+        success = jnp.where(live & done, info["success"], success)
+        ret = ret + jnp.where(live, reward, 0.0)
+        count = count + live
+        return obs, state, live & ~done, success, ret, count, i + 1
+
+    carry = (obs, state, jnp.ones(e, bool), jnp.zeros(e, bool), jnp.zeros(e), jnp.zeros(e, jnp.int32),
+             jnp.asarray(0))
+    _, _, _, success, ret, count, _ = jax.lax.while_loop(more, one, carry)
+    return success, ret, count

@@ -1,0 +1,191 @@
+"""A training run of :mod:`cuegym.learn.ppo` on a gymnax env within a time budget, its
+checkpoint, learning curve and evaluation against the ghost on the same seeded episodes.
+
+Why a module and not only the script: the main job, the tests and the learned agent
+(:mod:`cuegym.learn.agent`) share the run, the checkpoint format and the evaluation.
+Outputs: docs/training.md, "train_jax.py".
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import pathlib
+import time
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from flax import serialization
+
+from cuegym.agents import menu as M
+from cuegym.learn import gymnax_env, ppo
+from cuegym.learn.networks import network
+
+CHECKPOINT = "checkpoint.msgpack"
+CONFIG = "config.json"
+
+
+def wilson(k: float, n: int, z: float = 1.96):
+    """The 95 % Wilson score interval of a rate k / n."""
+    if n == 0:
+        return 0.0, 1.0
+    p = k / n
+    mid = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, mid - half), min(1.0, mid + half)
+
+
+def make_env(spec: dict):
+    """(env, params) of a run's ``spec`` (``env``, ``action``, ``observation``, ``opponent``,
+    ``options``)."""
+    return gymnax_env.make(spec["env"], action=spec["action"], observation=spec["observation"],
+                           opponent=spec.get("opponent", "default"), **spec.get("options", {}))
+
+
+def run(spec: dict, cfg: ppo.Config, *, minutes: float, seed: int, out: pathlib.Path, max_steps: int | None = None,
+        eval_episodes: int = 1000, log=print) -> dict:
+    """Train for ``minutes`` (or ``max_steps`` env steps, whichever ends first), then
+    evaluate the greedy policy and the ghost (the menu's last candidate) on the same
+    ``eval_episodes`` seeded episodes; write ``out``/result.json, the checkpoint, its config
+    and learning_curve.png (with matplotlib). Returns the result dict."""
+    out.mkdir(parents=True, exist_ok=True)
+    env, params = make_env(spec)
+    key = jax.random.PRNGKey(seed)
+    k_train, k_eval = jax.random.split(key)
+    t0 = time.perf_counter()
+    ts = jax.jit(lambda k: ppo.init(env, params, cfg, k))(k_train)
+    it = jax.jit(lambda s: ppo.iteration(env, params, cfg, s))
+    ts, m = it(ts)
+    jax.block_until_ready(ts.params)
+    compile_s = time.perf_counter() - t0
+    log(f"compiled in {compile_s:.1f} s")
+    curve = []
+    t_train = time.perf_counter()
+    budget = minutes * 60.0
+    per = cfg.num_envs * cfg.num_steps
+    while time.perf_counter() - t_train < budget and (max_steps is None or int(ts.steps) < max_steps):
+        ts, m = it(ts)
+        row = {k: float(v) for k, v in m.items()}
+        row["steps"] = int(ts.steps)
+        curve.append(row)
+        if len(curve) % max(1, 20000 // per) == 0:
+            log(f"steps {row['steps']:>8}  success {row['success']:.3f}  reward {row['reward']:+.3f}  "
+                f"entropy {row['entropy']:.2f}  {time.perf_counter() - t_train:.0f} s")
+    jax.block_until_ready(ts.params)
+    train_s = time.perf_counter() - t_train
+    trained = int(ts.steps) - per  # the first iteration ran inside the compile timing
+
+    (out / CHECKPOINT).write_bytes(serialization.to_bytes(ts.params))
+    (out / CONFIG).write_text(json.dumps({"spec": spec, "hidden": cfg.hidden}, indent=2))
+
+    result = evaluation(env, params, cfg, ts.params, k_eval, eval_episodes)
+    result.update({
+        "env": spec["env"], "action": spec["action"], "observation": spec["observation"],
+        "options": spec.get("options", {}), "seed": seed, "config": dataclasses.asdict(cfg),
+        "steps": int(ts.steps), "train_seconds": round(train_s, 2), "compile_seconds": round(compile_s, 2),
+        "steps_per_s": round(trained / train_s, 1) if train_s > 0 else None,
+        "env_steps_per_s": round(env_speed(env, params, cfg.num_envs), 1),
+        "device": jax.devices()[0].device_kind, "curve": curve,
+    })
+    (out / "result.json").write_text(json.dumps(result, indent=2))
+    plot_curve(curve, result, out / "learning_curve.png")
+    return result
+
+
+def evaluation(env, params, cfg, net_params, key, episodes: int) -> dict:
+    """The greedy policy and the ghost on the same ``episodes`` seeded episodes: success
+    rates with 95 % intervals, mean returns. With the menu, one program plays both (the
+    ghost is the menu's last candidate) on a batch of twice the episodes."""
+    net = network(env.action, cfg.hidden)
+    keys = jax.random.split(key, episodes)
+    horizon = int(params.max_steps_in_episode)
+    ghost_action = M.size() - 1
+    if env.action == "menu":
+        def both(w, obs, state):
+            mine = ppo.greedy(env, net.apply(w, obs))
+            return jnp.where(jnp.arange(obs.shape[0]) < episodes, mine, ghost_action)
+
+        ok, ret, _ = _evaluate(env, both, horizon)(params, net_params, jnp.concatenate([keys, keys]))
+        p_ok, p_ret, g_ok, g_ret = ok[:episodes], ret[:episodes], ok[episodes:], ret[episodes:]
+    else:
+        policy = lambda w, obs, state: ppo.greedy(env, net.apply(w, obs))  # noqa: E731
+        ghost = lambda w, obs, state: jnp.full(obs.shape[0], ghost_action)  # noqa: E731
+        p_ok, p_ret, _ = _evaluate(env, policy, horizon)(params, net_params, keys)
+        g_ok, g_ret, _ = _evaluate(dataclasses.replace(env, action="menu"), ghost, horizon)(params, None, keys)
+    out = {"episodes": episodes}
+    for name, ok, ret in (("policy", p_ok, p_ret), ("ghost", g_ok, g_ret)):
+        k = int(np.sum(np.asarray(ok)))
+        out[f"{name}_success"] = k / episodes
+        out[f"{name}_success_95"] = list(wilson(k, episodes))
+        out[f"{name}_return"] = float(np.mean(np.asarray(ret)))
+    return out
+
+
+def _evaluate(env, choose, horizon):
+    # the weights are arguments, not constants of the trace: one compile serves every run
+    return jax.jit(lambda env_params, w, keys: ppo.evaluate(env, env_params, choose, w, keys, horizon))
+
+
+def env_speed(env, params, num_envs: int, iterations: int = 20) -> float:
+    """Env steps per second of the gymnax env alone at ``num_envs`` tables, uniformly random
+    actions (compiled first, then timed)."""
+    keys = jax.random.split(jax.random.PRNGKey(7), num_envs)
+    obs, state = jax.vmap(env.reset, in_axes=(0, None))(keys, params)
+    space = env.action_space(params)
+
+    @jax.jit
+    def go(state, key):
+        def one(carry, k):
+            state = carry
+            ks = jax.random.split(k, num_envs)
+            act = jax.vmap(space.sample)(ks)
+            _, state, r, _, _ = jax.vmap(env.step, in_axes=(0, 0, 0, None))(ks, state, act, params)
+            return state, r
+        return jax.lax.scan(one, state, jax.random.split(key, iterations))
+
+    jax.block_until_ready(go(state, jax.random.PRNGKey(0)))
+    t = time.perf_counter()
+    jax.block_until_ready(go(state, jax.random.PRNGKey(1)))
+    return num_envs * iterations / (time.perf_counter() - t)
+
+
+def plot_curve(curve: list, result: dict, path: pathlib.Path) -> bool:
+    """The learning curve (success of the episodes ended per iteration, smoothed) with the
+    ghost's evaluated rate; False without matplotlib."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    if not curve:
+        return False
+    steps = np.asarray([c["steps"] for c in curve])
+    rate = np.asarray([c["success"] for c in curve])
+    w = max(1, len(rate) // 50)
+    smooth = np.convolve(rate, np.ones(w) / w, mode="valid")
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    ax.plot(steps[w - 1:], smooth, label="PPO (training episodes)")
+    ax.axhline(result["ghost_success"], color="k", ls="--", label="ghost (evaluation)")
+    ax.axhline(result["policy_success"], color="C1", ls=":", label="PPO greedy (evaluation)")
+    ax.set_xlabel("env steps")
+    ax.set_ylabel("success rate")
+    ax.set_title(f"{result['env']} ({result['action']})")
+    ax.legend(loc="lower right")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return True
+
+
+def load(path) -> tuple:
+    """(env, env params, network, network params) of a run's output folder ``path``."""
+    path = pathlib.Path(path)
+    cfg = json.loads((path / CONFIG).read_text())
+    env, params = make_env(cfg["spec"])
+    net = network(env.action, cfg.get("hidden"))
+    template = net.init(jax.random.PRNGKey(0), jnp.zeros((1, env.obs_size), jnp.float32))
+    return env, params, net, serialization.from_bytes(template, (path / CHECKPOINT).read_bytes())

@@ -1,0 +1,130 @@
+"""The gymnax front (cuegym.gymnax): gymnax's interface and spaces, autoreset, determinism,
+the flat observation against the Gymnasium wrapper's, bad input, a built-in opponent's
+turns, and rejax's PPO training on it unchanged."""
+
+import gymnasium as gym
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from gymnax.environments import spaces
+
+import cuegym.gymnax as cg
+from cuegym.agents import menu as M
+from cuegym.envs.wrappers import FlatObservation
+from cuegym.learn import observations as O
+
+B = 8
+
+
+@pytest.fixture(scope="module")
+def pot():
+    env, params = cg.make("cuegym/PotShot-v0", table="pool-9ft", noise=1.0)
+    reset = jax.jit(jax.vmap(env.reset, in_axes=(0, None)))
+    step = jax.jit(jax.vmap(env.step, in_axes=(0, 0, 0, None)))
+    return env, params, reset, step
+
+
+def test_spaces_and_shapes(pot):
+    env, params, reset, step = pot
+    assert isinstance(env.action_space(params), spaces.Discrete)
+    assert env.action_space(params).n == M.size() == env.num_actions
+    assert env.observation_space(params).shape == (env.obs_size,)
+    keys = jax.random.split(jax.random.PRNGKey(0), B)
+    obs, state = reset(keys, params)
+    assert obs.shape == (B, env.obs_size) and obs.dtype == jnp.float32
+    assert bool(jnp.all(jnp.isfinite(obs)))
+    action = jax.vmap(env.action_space(params).sample)(keys)
+    obs2, state2, reward, done, info = step(keys, state, action, params)
+    assert obs2.shape == obs.shape and reward.shape == (B,) and done.shape == (B,)
+    assert {"terminated", "truncated", "discount", "success", "foul"} <= set(info)
+    # PotShot is one stroke: every episode ends, and the next obs is a new episode's
+    assert bool(jnp.all(done)) and bool(jnp.all(info["terminated"]))
+    assert bool(jnp.all(state2.steps == 0))
+    assert bool(jnp.all(state2.table.shots == 0))
+    assert bool(jnp.all((reward == 0) | (reward == 1)))
+    assert bool(jnp.all(info["success"] == (reward > 0)))
+
+
+def test_same_keys_same_bytes_and_batch_independence(pot):
+    env, params, reset, step = pot
+    keys = jax.random.split(jax.random.PRNGKey(5), B)
+    a = jnp.arange(B) % M.size()
+    runs = []
+    for _ in range(2):
+        obs, state = reset(keys, params)
+        runs.append(step(keys, state, a, params))
+    for x, y in zip(jax.tree_util.tree_leaves(runs[0]), jax.tree_util.tree_leaves(runs[1])):
+        assert np.asarray(x).tobytes() == np.asarray(y).tobytes()
+    # a table alone gives the same observation as in the batch
+    obs1, state1 = env.reset(keys[3], params)
+    assert np.asarray(obs1).tobytes() == np.asarray(reset(keys, params)[0][3]).tobytes()
+
+
+def test_the_ghost_candidate_plays_the_ghost_decision(pot):
+    env, params, reset, step = pot
+    from cuegym.agents.baselines import ghost_decision
+
+    keys = jax.random.split(jax.random.PRNGKey(2), B)
+    _, state = reset(keys, params)
+    chosen = jax.vmap(lambda s: env.decision(s, M.size() - 1))(state)
+    ghost = jax.vmap(lambda t: ghost_decision(env.func, t)[0])(state.table)
+    for k in ghost:
+        assert np.array_equal(np.asarray(chosen[k]), np.asarray(ghost[k]).astype(np.asarray(chosen[k]).dtype))
+
+
+def test_flat_table_part_matches_the_gymnasium_wrapper():
+    env, params = cg.make("cuegym/RussianPyramid-v0", action="shot", opponent=None)
+    genv = FlatObservation(gym.make("cuegym/RussianPyramid-v0"))
+    dict_obs, _ = genv.env.reset(seed=3)
+    mine = np.asarray(jax.jit(lambda o: O.flatten(env.func, o))({k: jnp.asarray(v) for k, v in dict_obs.items()}))
+    np.testing.assert_allclose(mine, genv.observation(dict_obs), rtol=1e-6, atol=1e-7)
+    assert mine.shape == (env.obs_size,)
+
+
+def test_bad_input_names_the_field():
+    with pytest.raises(ValueError, match="env_id"):
+        cg.make("cuegym/Nothing-v0")
+    with pytest.raises(ValueError, match="action"):
+        cg.make("cuegym/PotShot-v0", action="joystick")
+    with pytest.raises(ValueError, match="observation"):
+        cg.make("cuegym/PotShot-v0", observation="pixels")
+    with pytest.raises(ValueError, match="opponent"):
+        cg.make("cuegym/PotShot-v0", opponent="ghost")
+    with pytest.raises(ValueError, match="opponent"):
+        cg.make("cuegym/RussianPyramid-v0", opponent="shark")
+    with pytest.raises(ValueError, match="noise"):
+        cg.make("cuegym/PotShot-v0", noise=-1.0)
+
+
+def test_the_opponent_plays_until_the_agent_is_to_play():
+    env, params = cg.make("cuegym/RussianPyramid-v0", action="shot", opponent="ghost", max_shots=40)
+    keys = jax.random.split(jax.random.PRNGKey(4), 4)
+    obs, state = jax.vmap(env.reset, in_axes=(0, None))(keys, params)
+    step = jax.jit(jax.vmap(env.step, in_axes=(0, 0, 0, None)))
+    seen_opponent = False
+    for i in range(6):
+        before = state.table.shots
+        ks = jax.vmap(jax.random.fold_in, in_axes=(0, None))(keys, i)
+        obs, state, reward, done, info = step(ks, state, jnp.zeros((4, 5)), params)
+        live = ~np.asarray(done)
+        # the agent (seat 0) is to play whenever a step hands the table back
+        assert np.all(np.asarray(state.table.game.to_play)[live] == 0)
+        seen_opponent |= bool(np.any((np.asarray(state.table.shots) - np.asarray(before))[live] > 1))
+    assert seen_opponent
+
+
+def test_rejax_ppo_trains_unchanged_on_pot_shot(pot):
+    from rejax import PPO
+
+    env, params, _, _ = pot
+    algo = PPO.create(env=env, env_params=params, num_envs=B, num_steps=4, num_epochs=1, num_minibatches=2,
+                      total_timesteps=2 * B * 4, eval_freq=2 * B * 4, skip_initial_evaluation=True)
+    ts, (lengths, returns) = jax.jit(algo.train)(jax.random.PRNGKey(0))
+    before = algo.init_state(jax.random.PRNGKey(0))
+    moved = jax.tree_util.tree_map(lambda a, b: jnp.any(a != b), ts.actor_ts.params, before.actor_ts.params)
+    assert any(bool(x) for x in jax.tree_util.tree_leaves(moved))
+    assert bool(jnp.all(jnp.isfinite(returns)))
+    assert bool(jnp.all((returns >= 0) & (returns <= 1)))
+
+

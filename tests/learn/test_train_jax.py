@@ -1,0 +1,81 @@
+"""experiments/train_jax.py and cuegym.learn.train: the outputs, the checkpoint read back as
+the same policy, the same seed giving the same weights, and bad flags refused."""
+
+import importlib.util
+import json
+from pathlib import Path
+
+import jax
+import numpy as np
+import pytest
+from flax import serialization
+
+from cuegym.learn import ppo, train
+
+EXPERIMENTS = Path(__file__).resolve().parents[2] / "experiments"
+SPEC = {"env": "cuegym/PotShot-v0", "action": "menu", "observation": "flat", "opponent": None,
+        "options": {"table": "pool-9ft", "noise": 1.0}}
+CFG = ppo.Config(num_envs=8, num_steps=2, minibatches=2, epochs=1)
+
+
+def script():
+    spec = importlib.util.spec_from_file_location("cuegym_experiment_train_jax", EXPERIMENTS / "train_jax.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    out = {}
+    for name, seed in (("a", 0), ("b", 0), ("c", 1)):
+        folder = tmp_path_factory.mktemp(name)
+        out[name] = (folder, train.run(SPEC, CFG, minutes=5.0, seed=seed, out=folder, max_steps=64,
+                                       eval_episodes=32, log=lambda *_: None))
+    return out
+
+
+def test_outputs_are_written_and_well_formed(runs):
+    folder, result = runs["a"]
+    on_disk = json.loads((folder / "result.json").read_text())
+    for key in ("policy_success", "ghost_success", "policy_success_95", "ghost_success_95", "steps", "steps_per_s",
+                "env_steps_per_s", "episodes"):
+        assert key in on_disk
+    assert on_disk["steps"] >= 64 and on_disk["episodes"] == 32
+    for name in ("policy", "ghost"):
+        lo, hi = on_disk[f"{name}_success_95"]
+        assert 0 <= lo <= on_disk[f"{name}_success"] <= hi <= 1
+    assert on_disk["env_steps_per_s"] > 0 and on_disk["steps_per_s"] > 0
+    assert (folder / "learning_curve.png").stat().st_size > 1000
+    assert (folder / train.CHECKPOINT).exists() and (folder / train.CONFIG).exists()
+
+
+def test_checkpoint_reads_back_as_the_same_policy(runs):
+    folder, _ = runs["a"]
+    env, params, net, weights = train.load(folder)
+    saved = serialization.msgpack_restore((folder / train.CHECKPOINT).read_bytes())
+    flat_a = jax.tree_util.tree_leaves(saved)
+    flat_b = jax.tree_util.tree_leaves(weights)
+    assert all(np.array_equal(np.asarray(x), np.asarray(y)) for x, y in zip(flat_a, flat_b))
+    obs, _ = jax.vmap(env.reset, in_axes=(0, None))(jax.random.split(jax.random.PRNGKey(9), 4), params)
+    logits, value = net.apply(weights, obs)
+    assert logits.shape == (4, env.num_actions) and value.shape == (4,)
+
+
+def test_same_seed_same_weights_other_seed_other_weights(runs):
+    read = lambda name: (runs[name][0] / train.CHECKPOINT).read_bytes()  # noqa: E731
+    assert read("a") == read("b")
+    assert read("a") != read("c")
+    assert runs["a"][1]["policy_success"] == runs["b"][1]["policy_success"]
+
+
+def test_the_script_refuses_bad_flags(capsys):
+    mod = script()
+    with pytest.raises(SystemExit):
+        mod.main(["--action", "joystick"])
+    assert "action" in capsys.readouterr().err
+
+
+def test_config_refuses_a_batch_the_minibatches_do_not_divide():
+    with pytest.raises(ValueError, match="minibatches"):
+        ppo.Config(num_envs=6, num_steps=1, minibatches=4)
