@@ -47,15 +47,31 @@ def wilson(k: int, n: int, z: float = 1.96):
     return (max(0.0, c - h), min(1.0, c + h))
 
 
-def evaluate(name, table, noise, shots, seed, knobs):
+def make_agent(name: str, env_id: str, noise: float, knobs: dict, policy: str | None = None, **options):
+    """The agent ``name`` (:data:`AGENT_NAMES`) for ``env_id``: one of cuegym.agents', or
+    ``policy``, the JAX policy trained by experiments/train_jax.py in the folder ``policy``
+    (cuegym.learn.agent.PolicyAgent; its env id must be ``env_id``)."""
+    if name == "policy":
+        from cuegym.learn.agent import PolicyAgent
+
+        if policy is None:
+            raise ValueError("policy: the agent 'policy' needs --policy DIR (a train_jax.py output folder)")
+        agent = PolicyAgent(policy, noise=noise, **options)
+        if agent.policy_env.name != env_id:
+            raise ValueError(f"policy: {policy} was trained on {agent.policy_env.name}, not {env_id}")
+        return agent
+    from cuegym.agents import AGENTS
+
+    extra = {**knobs, "noise": noise} if name == "search" else {}
+    return AGENTS[name](env_id, **options, **extra)
+
+
+def evaluate(name, table, noise, shots, seed, knobs, policy=None):
     import gymnasium as gym
     import jax
 
-    from cuegym.agents import AGENTS
-
     env = gym.make(ENV_ID, table=table, noise=noise)
-    extra = {**knobs, "noise": noise} if name == "search" else {}
-    agent = AGENTS[name](ENV_ID, table=table, **extra)
+    agent = make_agent(name, ENV_ID, noise, knobs, policy, table=table)
     pots, times, estimates = 0, [], []
     for i in range(shots):
         obs, _ = env.reset(seed=seed + i)
@@ -92,7 +108,7 @@ def markdown(report) -> str:
 
 TWO_PLAYER_GAMES = ("cuegym/RussianPyramid-v0", "cuegym/Americanka-v0", "cuegym/MoscowPyramid-v0",
                     "cuegym/Snooker-v0", "cuegym/AmericanSnooker-v0")
-AGENT_NAMES = ("random", "ghost", "search")
+AGENT_NAMES = ("random", "ghost", "search", "policy")
 # what a game's breaks count: points (the striker's score change, exact on his non-foul
 # strokes) or balls (the balls his strokes pot that count, info["potted"]: exact where the
 # score change is not, a ball paying a debt or a removal's credit; see BreakCounter)
@@ -414,7 +430,7 @@ def plot_frames(report, path) -> str | None:
 
 
 def run_frames(games, pairs, frames: int, seed: int = 0, noise: float = 1.0, max_shots: int = 200, knobs=None,
-               out: str | None = None, command: str = "", log=print) -> dict:
+               out: str | None = None, command: str = "", log=print, policy: str | None = None) -> dict:
     """Play ``frames`` seeded frames of every (game, pair) (:func:`play_frame`) and return
     the report (``rows`` of :func:`summarize_frames`, ``frames`` the records).
 
@@ -429,7 +445,6 @@ def run_frames(games, pairs, frames: int, seed: int = 0, noise: float = 1.0, max
 
     import cuegym  # noqa: F401
     from cuegym._io import write_atomic
-    from cuegym.agents import AGENTS
 
     knobs = dict(knobs or {})
     cfg = {"seed": seed, "noise": noise, "max_shots": max_shots, "search_knobs": knobs}
@@ -463,7 +478,7 @@ def run_frames(games, pairs, frames: int, seed: int = 0, noise: float = 1.0, max
                 rec = done.get((env_id, *pair, f))
                 if rec is None:
                     if agents is None:  # built only when a frame is left to play (the search compiles)
-                        agents = [AGENTS[a](env_id, noise=noise, **(knobs if a == "search" else {})) for a in pair]
+                        agents = [make_agent(a, env_id, noise, knobs, policy) for a in pair]
                     rec = {**play_frame(env, env_id, agents, pair, f, seed), "config": cfg}
                     if jsonl:
                         with open(jsonl, "a") as fh:
@@ -488,7 +503,8 @@ def main(argv=None):
     p.add_argument("--noise", type=float, nargs="+", default=None,
                    help="execution-noise levels (PotShot default: 0 1 5; frames: one level, default 1)")
     p.add_argument("--tables", nargs="+", default=["pool-9ft", "pyramid-12ft"])
-    p.add_argument("--agents", nargs="+", default=["random", "ghost", "search"], choices=["random", "ghost", "search"])
+    p.add_argument("--agents", nargs="+", default=["random", "ghost", "search"], choices=list(AGENT_NAMES))
+    p.add_argument("--policy", default=None, help="the agent 'policy': a train_jax.py output folder")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--candidates", type=int, default=None)
     p.add_argument("--samples", type=int, default=None)
@@ -509,6 +525,9 @@ def main(argv=None):
             raise SystemExit(f"--{name.replace('_', '-')}: at least 1, got {v}")
     if not 1 <= args.max_shots <= 10000:
         raise SystemExit(f"--max-shots: a whole number in 1 .. 10000, got {args.max_shots}")
+    uses_policy = "policy" in args.agents or (args.frames is not None and "policy" in args.pairs)
+    if uses_policy and args.policy is None:
+        raise SystemExit("--policy: the agent 'policy' needs a train_jax.py output folder")
     if args.frames is not None:
         try:
             pairs, games = parse_pairs(args.pairs), parse_games(args.games)
@@ -530,7 +549,7 @@ def main(argv=None):
     if args.frames is not None:
         report = run_frames(games, pairs, args.frames, seed=args.seed,
                             noise=args.noise[0] if args.noise else 1.0, max_shots=args.max_shots, knobs=knobs,
-                            out=args.out, command=command, log=lambda m: print(m, flush=True))
+                            out=args.out, command=command, log=lambda m: print(m, flush=True), policy=args.policy)
         print(frames_markdown(report))
         return
     args.noise = args.noise or [0.0, 1.0, 5.0]
@@ -540,7 +559,7 @@ def main(argv=None):
         for noise in args.noise:
             for name in args.agents:
                 shots = args.search_shots if name == "search" and args.search_shots else args.shots
-                row = evaluate(name, table, noise, shots, args.seed, knobs)
+                row = evaluate(name, table, noise, shots, args.seed, knobs, args.policy)
                 rows.append(row)
                 print(json.dumps(row), flush=True)
     report = {

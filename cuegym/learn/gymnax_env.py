@@ -165,6 +165,15 @@ class CueGymnaxEnv(_Base):
         parts.append(("table", int(O.plan(self.func)[1].shape[0])))
         return parts
 
+    def slice(self, name: str) -> slice:
+        """Where part ``name`` of :meth:`layout` lies in the observation."""
+        at = 0
+        for part, n in self.layout():
+            if part == name:
+                return slice(at, at + n)
+            at += n
+        raise ValueError(f"name: one of {', '.join(p for p, _ in self.layout())}, got {name!r}")
+
     def decision(self, state: EnvState, action):
         """The env action dict the agent's ``action`` stands for: the menu's candidate, or
         the stroke in [-1, 1]^5 scaled to the shot limits with the ghost's call,

@@ -181,11 +181,13 @@ def plot_curve(curve: list, result: dict, path: pathlib.Path) -> bool:
     return True
 
 
-def load(path) -> tuple:
-    """(env, env params, network, network params) of a run's output folder ``path``."""
+def load(path, **options) -> tuple:
+    """(env, env params, network, network params) of a run's output folder ``path``;
+    ``options`` replace the env options the run was trained with (``table``, ``noise``)."""
     path = pathlib.Path(path)
     cfg = json.loads((path / CONFIG).read_text())
-    env, params = make_env(cfg["spec"])
+    spec = cfg["spec"]
+    env, params = make_env({**spec, "options": {**spec.get("options", {}), **options}})
     net = network(env.action, cfg.get("hidden"))
     template = net.init(jax.random.PRNGKey(0), jnp.zeros((1, env.obs_size), jnp.float32))
     return env, params, net, serialization.from_bytes(template, (path / CHECKPOINT).read_bytes())

@@ -52,7 +52,8 @@ def _check_seed(seed) -> int:
     return seed
 
 
-def suggest(position, top: int = 3, noise: float = 1.0, seed: int = 0, budget: dict | None = None) -> list:
+def suggest(position, top: int = 3, noise: float = 1.0, seed: int = 0, budget: dict | None = None,
+            policy=None) -> list:
     """The ``top`` best strokes of ``position`` (a :class:`cuegym.positions.Position`, a
     file name, JSON text or a dict), best first, as :class:`cuegym.tools.coach_search.Suggestion`.
 
@@ -61,7 +62,9 @@ def suggest(position, top: int = 3, noise: float = 1.0, seed: int = 0, budget: d
     ``seed``: the draws of the search and of the replays. ``budget``: the search's knobs
     (``candidates``, ``samples``, ``rounds``, ``plans``, ``random_share``, ``elites`` of
     :class:`cuegym.agents.search.Budget`; default the task's). Fewer than ``top`` come back
-    when the search found fewer distinct strokes (at most ``candidates``). Raises
+    when the search found fewer distinct strokes (at most ``candidates``). ``policy``: the
+    folder of a menu policy trained by experiments/train_jax.py, whose candidates are
+    replayed and ranked instead of the search's (docs/coach.md). Raises
     :class:`cuegym.positions.PositionError` for a position it cannot play (field named) and
     ValueError for a bad argument."""
     from cuegym.positions import Position, load_position
@@ -70,7 +73,7 @@ def suggest(position, top: int = 3, noise: float = 1.0, seed: int = 0, budget: d
     top, noise, seed = _check_top(top), _check_noise(noise), _check_seed(seed)
     if not isinstance(position, Position):
         position = load_position(position)
-    return rank(position, top=top, noise=noise, seed=seed, budget=budget)
+    return rank(position, top=top, noise=noise, seed=seed, budget=budget, policy=policy)
 
 
 # ----------------------------------------------------------------------------- output
@@ -86,7 +89,7 @@ def _round(x, digits: int = 6):
     return x
 
 
-def report(position, suggestions, *, noise: float, seed: int, budget: dict) -> dict:
+def report(position, suggestions, *, noise: float, seed: int, budget: dict, policy: str | None = None) -> dict:
     """The ``--json`` object (docs/coach.md, schema :data:`SCHEMA`)."""
     from cuegym.physics import get_spec
     from cuegym.tools import coach_words as W
@@ -100,6 +103,7 @@ def report(position, suggestions, *, noise: float, seed: int, budget: dict) -> d
         "noise": noise,
         "seed": seed,
         "budget": budget,
+        "policy": policy,
         "pace_bands": {"soft_below": soft, "firm_from": firm},
         "suggestions": [s.to_dict() for s in suggestions],
     })
@@ -166,13 +170,14 @@ def rows(suggestions) -> list[list[str]]:
              _finish_words(s)] for s in suggestions]
 
 
-def format_text(position, suggestions, *, noise: float, seed: int, budget: dict) -> str:
+def format_text(position, suggestions, *, noise: float, seed: int, budget: dict, policy: str | None = None) -> str:
     """The default, human-readable report."""
     state = position.state or {}
     head = (f"{position.game or 'pot shot (no game)'} on {position.table}; player {state.get('to_play', 0)} to play"
             f"{', ' + state['phase'].replace('_', ' ') if state.get('phase') else ''}")
-    lines = [head, f"noise {noise:g} x tournament sigmas, seed {seed}, search {budget['candidates']} candidates x "
-                   f"{budget['samples']} samples x {budget['rounds']} rounds", ""]
+    found = (f"the menu policy in {policy}, its candidates replayed {budget['samples']} times each" if policy else
+             f"search {budget['candidates']} candidates x {budget['samples']} samples x {budget['rounds']} rounds")
+    lines = [head, f"noise {noise:g} x tournament sigmas, seed {seed}, {found}", ""]
     if not suggestions:
         lines.append("no stroke found")
     width = max(len(c) for c in COLUMNS[1:])
@@ -230,6 +235,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--candidates", metavar="C", help="search: candidates per round (default: the game's)")
     parser.add_argument("--samples", metavar="S", help="search: noisy copies of each candidate (default: the game's)")
     parser.add_argument("--rounds", metavar="R", help="search: rounds (default: the game's)")
+    parser.add_argument("--policy", metavar="DIR",
+                        help="rank the candidates of a menu policy trained by experiments/train_jax.py (its output "
+                             "folder) instead of searching")
 
 
 def _int(text, field: str) -> int:
@@ -268,7 +276,8 @@ def run(args) -> int:
     try:
         opts = _parse(args)
         position = load_position(args.position)
-        suggestions = suggest(position, opts["top"], opts["noise"], opts["seed"], opts["budget"] or None)
+        suggestions = suggest(position, opts["top"], opts["noise"], opts["seed"], opts["budget"] or None,
+                              policy=args.policy)
     except (PositionError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -276,7 +285,7 @@ def run(args) -> int:
 
     b = resolved_budget(task_of(position)[0], opts["budget"])
     budget = {"candidates": b.candidates, "samples": b.samples, "rounds": b.rounds}
-    meta = {"noise": opts["noise"], "seed": opts["seed"], "budget": budget}
+    meta = {"noise": opts["noise"], "seed": opts["seed"], "budget": budget, "policy": args.policy}
     if opts["format"]:
         try:
             write_atomic(args.output, picture(position, suggestions, opts["format"]))

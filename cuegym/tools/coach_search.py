@@ -192,8 +192,29 @@ def _xy(p) -> list[float]:
     return [round(float(p[0]), 4) + 0.0, round(float(p[1]), 4) + 0.0]
 
 
-def rank(position: Position, top: int = 3, noise: float = 1.0, seed: int = 0, budget: dict | None = None) -> list:
-    """The ``top`` best strokes of ``position`` as :class:`Suggestion` (module docstring)."""
+def policy_candidates(policy, env, position: Position, obs: dict, noise: float):
+    """The legal candidates of a trained menu policy's menu for ``obs`` and the policy's
+    probability of each: (actions, each field (C, ...), value (C,))."""
+    from cuegym.learn.agent import PolicyAgent
+
+    agent = PolicyAgent(policy, table=position.table, noise=float(noise))
+    if agent.env.task != env.task:
+        raise PositionError("game", f"the policy in {str(policy)!r} plays {agent.env.task!r}, the position "
+                                    f"{env.task!r}")
+    if agent.policy_env.action != "menu":
+        raise ValueError(f"policy: {str(policy)!r} was trained with action='shot'; suggest ranks a menu policy's "
+                         f"candidates")
+    ranked = agent.scores(obs)
+    legal = np.asarray(ranked["legal"])
+    acts = {k: np.asarray(v)[legal] for k, v in ranked["actions"].items()}
+    return acts, np.asarray(ranked["probs"])[legal]
+
+
+def rank(position: Position, top: int = 3, noise: float = 1.0, seed: int = 0, budget: dict | None = None,
+         policy=None) -> list:
+    """The ``top`` best strokes of ``position`` as :class:`Suggestion` (module docstring).
+    ``policy``: a trained menu policy's folder (experiments/train_jax.py) whose most probable
+    candidates are replayed and ranked instead of the search's."""
     from cuegym.agents.search import DEFAULT_BUDGETS, SearchAgent
 
     s = setup(position)
@@ -207,8 +228,11 @@ def rank(position: Position, top: int = 3, noise: float = 1.0, seed: int = 0, bu
     key = jax.random.PRNGKey(seed)
     k_search, k_replay = jax.random.split(key)
     obs = {k: np.asarray(v) for k, v in F.observe(env, s.state).items()}
-    found = agent.search_candidates(obs, k_search, state=s.state)  # setup() checked that a stroke is due
-    acts, value = found["actions"], found["value"]
+    if policy is None:
+        found = agent.search_candidates(obs, k_search, state=s.state)  # setup() checked that a stroke is due
+        acts, value = found["actions"], found["value"]
+    else:
+        acts, value = policy_candidates(policy, env, position, obs, noise)
     g = s.state.game
     in_hand = env.task != "pot-shot" and phase_name(env.task, int(g.phase)).startswith("in_hand")
     has_call = s.has_call

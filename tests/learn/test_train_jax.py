@@ -79,3 +79,64 @@ def test_the_script_refuses_bad_flags(capsys):
 def test_config_refuses_a_batch_the_minibatches_do_not_divide():
     with pytest.raises(ValueError, match="minibatches"):
         ppo.Config(num_envs=6, num_steps=1, minibatches=4)
+
+
+# ----------------------------------------------------------------------------- the learned agent
+
+
+def test_policy_agent_plays_the_gymnasium_env_and_as_an_opponent(runs):
+    import gymnasium as gym
+
+    from cuegym.learn.agent import PolicyAgent
+
+    folder, _ = runs["a"]
+    agent = PolicyAgent(folder)
+    env = gym.make("cuegym/PotShot-v0", table="pool-9ft", noise=1.0)
+    obs, _ = env.reset(seed=11)
+    action = agent.act(obs, jax.random.PRNGKey(0))
+    assert env.action_space.contains(action)
+    assert 0 <= agent.last_info["candidate"] < train.M.size()
+    again = agent.act(obs, jax.random.PRNGKey(5))  # greedy: the key does not matter
+    assert all(np.array_equal(np.asarray(action[k]), np.asarray(again[k])) for k in action)
+    env.step(action)
+    # its probabilities rank the same menu the env offers
+    ranked = agent.scores(obs)
+    assert ranked["probs"].shape == (train.M.size(),) and bool(ranked["legal"][-1])
+    assert abs(float(np.sum(ranked["probs"])) - 1.0) < 1e-5
+    assert callable(agent.as_opponent(seed=1))
+
+
+def test_policy_agent_refuses_a_folder_without_a_policy(tmp_path):
+    from cuegym.learn.agent import PolicyAgent
+
+    with pytest.raises(ValueError, match="path"):
+        PolicyAgent(tmp_path)
+
+
+def test_evaluate_builds_the_policy_agent_and_checks_its_game(runs):
+    spec = importlib.util.spec_from_file_location("cuegym_experiment_evaluate", EXPERIMENTS / "evaluate.py")
+    ev = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ev)
+    folder, _ = runs["a"]
+    with pytest.raises(ValueError, match="policy"):
+        ev.make_agent("policy", "cuegym/PotShot-v0", 1.0, {}, None)
+    with pytest.raises(ValueError, match="policy"):
+        ev.make_agent("policy", "cuegym/RussianPyramid-v0", 1.0, {}, str(folder))
+    row = ev.evaluate("policy", "pool-9ft", 1.0, 4, 1_000_000, {}, str(folder))
+    assert row["shots"] == 4 and 0 <= row["rate"] <= 1
+
+
+def test_suggest_ranks_the_policys_candidates(runs):
+    from cuegym.positions import PositionError
+    from cuegym.tools import coach
+
+    folder, _ = runs["a"]
+    budget = dict(candidates=16, samples=4, rounds=1)  # tests/tools/test_coach.py's: the same replay program
+    pot7 = Path(coach.__file__).resolve().parents[1] / "examples" / "pot-7.json"
+    out = coach.suggest(str(pot7), top=2, noise=1.0, seed=0, budget=budget, policy=folder)
+    assert 1 <= len(out) <= 2
+    assert all(s.target["ball"] == "7" for s in out)  # the only object ball
+    assert all(0.0 <= s.probability <= 1.0 for s in out)
+    snooker = Path(coach.__file__).resolve().parents[1] / "examples" / "snooker-break.json"
+    with pytest.raises(PositionError, match="game"):
+        coach.suggest(str(snooker), top=1, budget=budget, policy=folder)

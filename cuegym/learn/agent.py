@@ -1,0 +1,84 @@
+"""A trained JAX policy (a ``train_jax.py`` output folder) as an agent of
+:mod:`cuegym.agents`' interface: ``act(observation, key)`` on the Gymnasium env's
+observation, so it plays frames in ``experiments/evaluate.py``, serves as an env opponent
+(``as_opponent``) and ranks strokes for ``cuegym suggest --policy``.
+
+Why here and not in :mod:`cuegym.agents`: it needs flax and the gymnax front, one layer up
+(docs/architecture.md).
+"""
+
+from __future__ import annotations
+
+import functools
+import pathlib
+
+import jax
+import jax.numpy as jnp
+
+from cuegym.agents.base import Agent, state_from_observation
+from cuegym.learn import ppo
+from cuegym.learn.train import load
+
+
+class PolicyAgent(Agent):
+    """The greedy decision of the policy saved in ``path`` (its env id, action kind,
+    observation and options come from the folder's config; ``options`` may change the
+    table or the noise for the env the agent reads). ``last_info["candidate"]`` the menu
+    index chosen (``action="menu"``), ``last_info["value"]`` the value head's estimate."""
+
+    def __init__(self, path, **options):
+        path = pathlib.Path(path)
+        if not (path / "config.json").exists():
+            raise ValueError(f"path: {str(path)!r} holds no trained policy (config.json and checkpoint.msgpack "
+                             f"of experiments/train_jax.py)")
+        genv, _, net, weights = load(path, **options)
+        super().__init__(genv.func)
+        self.policy_env, self.net, self.weights = genv, net, weights
+        self.path = path
+
+    def _decide(self, obs, key):
+        action, pick, value = _program(self.policy_env, self.net)(self.weights, obs)
+        info = {"value": float(value)}
+        if self.policy_env.action == "menu":
+            info["candidate"] = int(pick)
+        return action, info
+
+    def scores(self, observation) -> dict:
+        """Every candidate of the menu for ``observation`` with the policy's probability:
+        ``probs`` (K,), ``legal`` (K,) bool and ``actions`` (each field (K, ...)). Only for
+        ``action="menu"``."""
+        from cuegym.agents.base import observation_arrays
+
+        if self.policy_env.action != "menu":
+            raise ValueError("scores: the policy's action is 'shot'; only a menu policy ranks candidates")
+        return jax.tree_util.tree_map(
+            lambda x: jax.device_get(x), _menu_program(self.policy_env, self.net)(
+                self.weights, observation_arrays(self.env, observation)))
+
+
+def _table_obs(genv, obs):
+    state = state_from_observation(genv.func, obs)
+    vec, st = genv._finish(state, jnp.asarray(0, jnp.int32))
+    return vec, st
+
+
+@functools.lru_cache(maxsize=None)
+def _program(genv, net):
+    def decide(weights, obs):
+        vec, st = _table_obs(genv, obs)
+        out = net.apply(weights, vec[None])
+        pick = ppo.greedy(genv, out)[0]
+        return genv.decision(st, pick), pick, out[-1][0]
+
+    return jax.jit(decide)
+
+
+@functools.lru_cache(maxsize=None)
+def _menu_program(genv, net):
+    def rank(weights, obs):
+        vec, st = _table_obs(genv, obs)
+        logits = net.apply(weights, vec[None])[0][0]
+        legal = vec[genv.slice("legal")] > 0.5
+        return {"probs": jax.nn.softmax(logits), "legal": legal, "actions": st.menu}
+
+    return jax.jit(rank)
