@@ -102,12 +102,12 @@ def target_balls(env: F.FuncEnv, state: F.EnvState, xy):
     return jnp.where(ball_in_hand(phase), on & (ids != hand) & outside, on)
 
 
-def pot_table(env: F.FuncEnv, state: F.EnvState, xy, on, strikers, targets) -> G.Pots:
+def pot_table(env: F.FuncEnv, state: F.EnvState, xy, on, strikers, targets, only=None) -> G.Pots:
     """(traceable) :func:`cuegym.agents.geometry.pots` of the layout ``xy``, ``on``; in golf
     only the round's pocket is kept (a pot elsewhere is a foul, GF-20); in Americanka each
     pot is played at least at :func:`cuegym.agents.geometry.miss_speed` (up to
     ``MAX_POT_SPEED``), so that a miss is still a legal safety (AM-12)."""
-    pts = G.pots(env.table, env.spec.ball_radius, xy, on, strikers, targets)
+    pts = G.pots(env.table, env.spec.ball_radius, xy, on, strikers, targets, only)
     if env.task == am.GAME:  # a missed pot must still be a legal safety (AM-12, AM-13, RU-GEN-47)
         pts = pts._replace(speed=G.americanka_pot_speed(env.spec, xy, pts))
     if family(env) == "golf":
@@ -154,14 +154,15 @@ def ghost_plans(env: F.FuncEnv, state: F.EnvState, k: int) -> Plans:
             spots = G.hand_spots(env.table, spec, phase, xy, target_balls(env, state, xy))
             legal = jax.vmap(lambda q: ru.placement_ok(spec, phase, xy, on, hand, q))(spots)
 
-        def at(q):
+        def at(q):  # from hand only the ball in hand is struck: its pots alone
             xy2, on2 = xy.at[hand].set(q), on.at[hand].set(True)
-            return pot_table(env, state, xy2, on2, strikers, target_balls(env, state, xy2))
+            return pot_table(env, state, xy2, on2, strikers, target_balls(env, state, xy2), only=hand)
 
-        pts = jax.vmap(at)(spots)  # (M, S, J, P)
+        pts = jax.vmap(at)(spots)  # (M, 1, J, P)
         score, idx = _top(jnp.where(legal[:, None, None, None], pts.score, -jnp.inf), k)
-        m, rest = idx // (n * n * 6), idx % (n * n * 6)
-        s, j, p = rest // (n * 6), (rest // 6) % n, rest % 6
+        m, rest = idx // (n * 6), idx % (n * 6)
+        j, p = rest // 6, rest % 6
+        s = jnp.full_like(j, hand)
         return Plans(spots[m], s, j, p, pts.phi.reshape(-1)[idx], pts.speed.reshape(-1)[idx], score)
 
     return jax.lax.cond(ball_in_hand(phase), from_hand, from_position, None)

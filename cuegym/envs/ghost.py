@@ -79,26 +79,29 @@ def pot_speed(d1, d2, cos_cut):
     return jnp.clip(1.2 + 0.5 * (d1 + d2 / jnp.maximum(cos_cut, 0.3)), 1.5, 4.0)
 
 
-def pots(table_name: str, radius: float, xy, on, strikers, targets) -> Pots:
+def pots(table_name: str, radius: float, xy, on, strikers, targets, only=None) -> Pots:
     """:class:`Pots` of the layout ``xy`` (N, 2) [m], ``on`` (N,) bool; ``strikers`` (N,)
     bool the balls that may be struck, ``targets`` (N,) bool the object balls that may be
-    aimed at."""
+    aimed at. ``only`` () int: the pots of that striker alone (S = 1), e.g. the ball in
+    hand, for 1/N of the work."""
     table = get_table(table_name)
     n = xy.shape[0]
     ids = jnp.arange(n)
     r = radius
     pockets = jnp.asarray(table.pocket_xy)
     d2, u, approach, ghost = pocket_lines(table_name, r, xy)
-    v = ghost[None] - xy[:, None, None, :]  # (S, J, P, 2)
+    s_ids = ids if only is None else jnp.reshape(jnp.asarray(only, ids.dtype), (1,))
+    sx = xy[s_ids]  # (S, 2) the strikers' places
+    v = ghost[None] - sx[:, None, None, :]  # (S, J, P, 2)
     d1 = jnp.sqrt(jnp.sum(v**2, -1))
     aim = v / jnp.maximum(d1, 1e-12)[..., None]
     cos_cut = jnp.sum(aim * u[None], -1)
-    gap1 = segment_gap(xy[:, None, None, None, :], ghost[None, :, :, None, :], xy[None, None, None, :, :])
+    gap1 = segment_gap(sx[:, None, None, None, :], ghost[None, :, :, None, :], xy[None, None, None, :, :])
     gap2 = segment_gap(xy[None, :, None, None, :], pockets[None, None, :, None, :], xy[None, None, None, :, :])
-    s_i, j_i, k_i = ids[:, None, None, None], ids[None, :, None, None], ids[None, None, None, :]
+    s_i, j_i, k_i = s_ids[:, None, None, None], ids[None, :, None, None], ids[None, None, None, :]
     others = on[None, None, None, :] & (k_i != s_i) & (k_i != j_i)
     clear = jnp.all(~others | ((gap1 >= 2 * r) & (gap2 >= 2 * r)), -1)
-    ok = (strikers[:, None, None] & targets[None, :, None] & (s_i[..., 0] != j_i[..., 0])
+    ok = (strikers[s_ids][:, None, None] & targets[None, :, None] & (s_i[..., 0] != j_i[..., 0])
           & (cos_cut > math.cos(MAX_CUT)) & (approach[None] > math.cos(MAX_APPROACH)) & clear & (d1 > 1e-9))
     score = jnp.where(ok, cos_cut * approach[None] ** 2 / (0.5 + d1 + d2[None]), -jnp.inf)
     phi = jnp.mod(jnp.arctan2(v[..., 1], v[..., 0]), 2 * jnp.pi)

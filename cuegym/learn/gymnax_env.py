@@ -103,13 +103,58 @@ class CueGymnaxEnv(_Base):
         ends is replaced by a new one drawn from ``key`` (gymnax's autoreset). Returns
         (obs, state, reward () float32, done () bool, info)."""
         params = self.default_params if params is None else params
+        if self.opponent is not None:
+            return self._step_against(key, state, action, params)
         k_step, k_reset = jax.random.split(key)
         table, steps, reward, done, info = self._advance(k_step, state, action, params)
-        fresh = self._deal(k_reset, params)
+        fresh = F.init(self.func, k_reset, params.opts)
         table = jax.tree_util.tree_map(lambda a, b: jnp.where(done, a, b), fresh, table)
         steps = jnp.where(done, 0, steps)
         obs, state = self._finish(table, steps)  # one menu, of the table the agent sees next
         return obs, state, reward, done, info
+
+    def _step_against(self, key, state: EnvState, action, params: EnvParams):
+        """:meth:`step` with a built-in opponent, in one loop: the opponent's decisions after
+        the agent's; when the episode ends, the new deal and the opponent's decisions that
+        open it (its break). One loop rather than a deal played out on every step: under
+        vmap a loop runs as long as its slowest table, and a break is the costliest stroke."""
+        k_act, k_reset, k_opp = jax.random.split(key, 3)
+        opts = params.opts
+        table = F.step(self.func, state.table, self.decision(state, action), k_act, opts)
+        mine = table
+        steps = state.steps + 1
+        fresh = F.init(self.func, k_reset, opts)
+        code = _OPPONENT_CODE[self.opponent]
+        over = lambda t, n: t.terminated | t.truncated | (n >= params.max_steps_in_episode)  # noqa: E731
+
+        def cond(c):
+            t, _, _, swapped, n, i, _ = c
+            ended = over(t, n)
+            return (i < MAX_OPPONENT_DECISIONS) & ((~swapped & ended) | (~ended & (t.game.to_play != 0)))
+
+        def body(c):
+            t, last, got, swapped, n, i, k = c
+            k, k_pick, k_play = jax.random.split(k, 3)
+            swap = ~swapped & over(t, n)
+            blank = jax.tree_util.tree_map(jnp.zeros_like, F.random_action(self.func, t, k_pick))
+            played = F.step(self.func, t, F.opponent_action(self.func, t, blank, k_pick, code), k_play, opts)
+            got = got + jnp.where(swapped | swap, 0.0, played.rewards[0])
+            last = F.pick(swap, t, last)
+            return (F.pick(swap, fresh, played), last, got, swapped | swap, jnp.where(swap, 0, n), i + 1, k)
+
+        init = (table, table, jnp.asarray(0.0), jnp.asarray(False), steps, jnp.asarray(0), k_opp)
+        t, last, got, swapped, n, _, _ = jax.lax.while_loop(cond, body, init)
+        swap = ~swapped & over(t, n)  # the loop's cap reached with the episode over
+        last = F.pick(swap, t, last)
+        t = F.pick(swap, fresh, t)
+        done = swapped | swap
+        final = F.pick(done, last, t)
+        truncated = done & ~final.terminated
+        info = {"terminated": done & final.terminated, "truncated": truncated,
+                "discount": 1.0 - (done & final.terminated).astype(jnp.float32),
+                "success": done & self.success(mine, final, 0), "foul": mine.foul}
+        obs, new = self._finish(t, jnp.where(done, 0, n))
+        return obs, new, (mine.rewards[0] + got).astype(jnp.float32), done, info
 
     def reset_env(self, key, params: EnvParams):
         return self._finish(self._deal(key, params), jnp.asarray(0, jnp.int32))

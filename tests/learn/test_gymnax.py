@@ -98,19 +98,27 @@ def test_bad_input_names_the_field():
 
 
 def test_the_opponent_plays_until_the_agent_is_to_play():
-    env, params = cg.make("cuegym/RussianPyramid-v0", action="shot", opponent="ghost", max_shots=40)
+    env, params = cg.make("cuegym/RussianPyramid-v0", action="shot", opponent="ghost")
+    params = params._replace(max_steps_in_episode=jnp.asarray(3, jnp.int32))  # an episode: 3 agent decisions
     keys = jax.random.split(jax.random.PRNGKey(4), 4)
     obs, state = jax.vmap(env.reset, in_axes=(0, None))(keys, params)
+    assert np.all(np.asarray(state.table.game.to_play) == 0)  # the opponent's break, if it breaks, is played
     step = jax.jit(jax.vmap(env.step, in_axes=(0, 0, 0, None)))
     seen_opponent = False
-    for i in range(6):
-        before = state.table.shots
+    for i in range(4):
+        before = np.asarray(state.table.shots)
         ks = jax.vmap(jax.random.fold_in, in_axes=(0, None))(keys, i)
         obs, state, reward, done, info = step(ks, state, jnp.zeros((4, 5)), params)
-        live = ~np.asarray(done)
-        # the agent (seat 0) is to play whenever a step hands the table back
-        assert np.all(np.asarray(state.table.game.to_play)[live] == 0)
-        seen_opponent |= bool(np.any((np.asarray(state.table.shots) - np.asarray(before))[live] > 1))
+        done = np.asarray(done)
+        # the agent (seat 0) is to play whenever a step hands the table back, a new frame too
+        assert np.all(np.asarray(state.table.game.to_play) == 0)
+        assert np.all(np.asarray(state.steps) == np.where(done, 0, i + 1))
+        # the third decision ends every episode by truncation, and a new frame is dealt
+        assert np.array_equal(done, np.full(4, i == 2) | np.asarray(info["terminated"]))
+        if i == 2:
+            assert np.all(np.asarray(info["truncated"]) | np.asarray(info["terminated"]))
+            assert np.all(np.asarray(state.table.shots) <= 1)
+        seen_opponent |= bool(np.any((np.asarray(state.table.shots) - before)[~done] > 1))
     assert seen_opponent
 
 
@@ -128,3 +136,27 @@ def test_rejax_ppo_trains_unchanged_on_pot_shot(pot):
     assert bool(jnp.all((returns >= 0) & (returns <= 1)))
 
 
+
+
+def test_egocentric_features_see_a_straight_pot_as_a_full_ball_cut():
+    from cuegym.envs import functional as F
+    from cuegym.physics import get_table
+
+    env, params = cg.make("cuegym/PotShot-v0", observation="egocentric", table="pool-9ft")
+    table = get_table("pool-9ft")
+    pocket = np.asarray(table.pocket_xy[0])
+    axis = np.asarray(table.drop_n[0])
+    obj = pocket - 0.5 * axis
+    cue = obj - 0.4 * axis  # object ball between the cue ball and pocket 0, on one line
+    state = F.init(env.func, jax.random.PRNGKey(0))._replace(xy=jnp.asarray(np.stack([cue, obj])))
+    ego = np.asarray(O.egocentric(env.func, state, 0)).reshape(2, -1)
+    length = env.func.spec.length
+    np.testing.assert_allclose(ego[1, :2], (obj - cue) / length, rtol=1e-6)
+    assert ego[1, 2] == pytest.approx(0.4 / length, rel=1e-6)
+    assert ego[1, 4] == pytest.approx(float(np.linalg.norm(pocket - obj)) / length, rel=1e-6)
+    assert ego[1, 10] == pytest.approx(1.0, abs=1e-9)  # cos(cut) into pocket 0
+    assert np.all(ego[0, 10:16] == 0)  # the striker has no cut
+    assert env.layout()[0] == ("menu", M.size() * M.NUM_FEATURES)
+    assert ("egocentric", O.egocentric_size(env.func)) in env.layout()
+    obs, _ = env.reset(jax.random.PRNGKey(1), params)
+    assert obs.shape == (env.obs_size,)
