@@ -19,16 +19,17 @@ from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from cuegym.agents import geometry as G
-from cuegym.agents.baselines import family, ghost_decision, ghost_plans
+from cuegym.agents.baselines import ghost_decision, ghost_plans
 from cuegym.envs import functional as F
+from cuegym.envs.registry import GAMES
 from cuegym.physics import get_table
 from cuegym.physics.balls import SLIDING, at_rest
 from cuegym.physics.collisions import HOP_SPEED, ball_ball
 from cuegym.physics.motion import apply_transition, evolve, linear_acceleration, transition_times
 from cuegym.physics.strike import make_shot, strike
-from cuegym.rules import snooker as sn
 
 POTS = 8  # ghost-ball pots on the menu, best first
 # (factor of the ghost's pace, tip offset b [ball radii]): the ghost's draw stroke, then
@@ -145,10 +146,14 @@ def throw_corrected_aim(table, radius, cue_xy, object_xy, u, speed, b):
 
 
 def _points(env: F.FuncEnv, j):
-    """The points a pot of object ball ``j`` scores (snooker: its value, SN-06; else 1)."""
-    if family(env) == "snooker":
-        return jnp.asarray(sn.VALUES, jnp.float32)[j]
-    return jnp.ones(jnp.shape(j), jnp.float32)
+    """The points a pot of object ball ``j`` scores, over the most any ball scores: the
+    referee's ``VALUES`` where its balls have values (Russian pyramid, the snookers), else
+    1 for every ball."""
+    values = getattr(GAMES[env.task].referee, "VALUES", None)
+    if values is None:
+        return jnp.ones(jnp.shape(j), jnp.float32)
+    values = np.asarray(values, np.float32)
+    return jnp.asarray(values / values.max())[j]
 
 
 def pocket_window(table, radius, object_xy, p):
@@ -230,7 +235,7 @@ def menu(env: F.FuncEnv, state: F.EnvState, styles=STYLES, pots: int = POTS) -> 
             found, 0.0, found, cos_cut, sin_cut, d1 / scale, d2 / scale, approach,
             window / math.radians(10.0),
             _clearance(xy, on, s, j, ghost_xy, pockets[p], r) / CLEARANCE_CAP,
-            _points(env, j) / 7.0, factor[style], speed / 5.0, arrival / 2.0, tip[style], throw / math.radians(5.0),
+            _points(env, j), factor[style], speed / 5.0, arrival / 2.0, tip[style], throw / math.radians(5.0),
             moved, plans.spot[k][0] / scale, plans.spot[k][1] / scale,
         ]).astype(jnp.float32)
         return action, feats, found & reaches & sinks
@@ -260,7 +265,7 @@ def _ghost_features(env, ghost, found, scale):
     shot = ghost["shot"]
     spot = ghost["place"]
     return jnp.stack([
-        1.0, 1.0, found, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, _points(env, ghost["ball"]) / 7.0, 1.0, shot[1] / 5.0,
+        1.0, 1.0, found, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, _points(env, ghost["ball"]), 1.0, shot[1] / 5.0,
         0.0, shot[3], 0.0, 0.0, spot[0] / scale, spot[1] / scale,
     ]).astype(jnp.float32)
 

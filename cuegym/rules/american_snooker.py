@@ -21,6 +21,8 @@ from cuegym.rules import snooker as sn
 GAME = "american-snooker"
 N_BALLS = sn.N_BALLS
 
+VALUES = sn.VALUES  # AS-06: the balls are worth what they are worth in snooker (SN-06)
+
 # The analogous AS clause of each SN clause the snooker judge cites (AS-39 for every foul:
 # AS-39 replaces SN's table of values); SN clauses with no AS counterpart are not cited.
 _FOUL = ("AS-39",)
