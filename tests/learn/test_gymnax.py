@@ -130,14 +130,15 @@ def test_rejax_ppo_trains_unchanged_on_pot_shot(pot):
     env, params, _, _ = pot
     algo = PPO.create(env=env, env_params=params, num_envs=B, num_steps=4, num_epochs=1, num_minibatches=2,
                       total_timesteps=2 * B * 4, eval_freq=2 * B * 4, skip_initial_evaluation=True)
-    ts, (lengths, returns) = jax.jit(algo.train)(jax.random.PRNGKey(0))
+    # rejax's own evaluation (128 episodes) would compile the env a second time; a custom
+    # callback, as rejax allows, reads the training state instead
+    algo = algo.replace(eval_callback=lambda algo, ts, rng: ts.global_step)
+    ts, steps = jax.jit(algo.train)(jax.random.PRNGKey(0))
     before = algo.init_state(jax.random.PRNGKey(0))
     moved = jax.tree_util.tree_map(lambda a, b: jnp.any(a != b), ts.actor_ts.params, before.actor_ts.params)
     assert any(bool(x) for x in jax.tree_util.tree_leaves(moved))
-    assert bool(jnp.all(jnp.isfinite(returns)))
-    assert bool(jnp.all((returns >= 0) & (returns <= 1)))
-
-
+    assert all(bool(jnp.all(jnp.isfinite(x))) for x in jax.tree_util.tree_leaves(ts.actor_ts.params))
+    assert int(steps[-1]) == 2 * B * 4  # every env step of the budget was taken
 
 
 def test_egocentric_features_see_a_straight_pot_as_a_full_ball_cut():
