@@ -195,7 +195,7 @@ def menu(env: F.FuncEnv, state: F.EnvState, styles=STYLES, pots: int = POTS) -> 
     r = spec.ball_radius
     scale = spec.length
     plans = ghost_plans(env, state, pots)
-    ghost, found_pot = ghost_decision(env, state)
+    ghost, found_pot = ghost_decision(env, state, plans)  # its pot is the first plan
     pockets = jnp.asarray(table.pocket_xy)
     factor = jnp.asarray([s[0] for s in styles])
     tip = jnp.asarray([s[1] for s in styles])

@@ -31,7 +31,6 @@ ACTIONS = ("menu", "shot")
 OBSERVATIONS = ("flat", "egocentric")
 OPPONENTS = ("ghost", "random")
 MAX_OPPONENT_DECISIONS = 64  # per agent step; more leaves the opponent's turn to the next step
-_OPPONENT_CODE = {"random": 1, "ghost": 2}
 
 
 class EnvParams(NamedTuple):
@@ -108,7 +107,7 @@ class CueGymnaxEnv(_Base):
         k_step, k_reset = jax.random.split(key)
         table, steps, reward, done, info = self._advance(k_step, state, action, params)
         fresh = F.init(self.func, k_reset, params.opts)
-        table = jax.tree_util.tree_map(lambda a, b: jnp.where(done, a, b), fresh, table)
+        table = F.pick(done, fresh, table)
         steps = jnp.where(done, 0, steps)
         obs, state = self._finish(table, steps)  # one menu, of the table the agent sees next
         return obs, state, reward, done, info
@@ -124,7 +123,6 @@ class CueGymnaxEnv(_Base):
         mine = table
         steps = state.steps + 1
         fresh = F.init(self.func, k_reset, opts)
-        code = _OPPONENT_CODE[self.opponent]
         over = lambda t, n: t.terminated | t.truncated | (n >= params.max_steps_in_episode)  # noqa: E731
 
         def cond(c):
@@ -136,8 +134,7 @@ class CueGymnaxEnv(_Base):
             t, last, got, swapped, n, i, k = c
             k, k_pick, k_play = jax.random.split(k, 3)
             swap = ~swapped & over(t, n)
-            blank = jax.tree_util.tree_map(jnp.zeros_like, F.random_action(self.func, t, k_pick))
-            played = F.step(self.func, t, F.opponent_action(self.func, t, blank, k_pick, code), k_play, opts)
+            played = self._opponent_decision(k_pick, k_play, t, opts)
             got = got + jnp.where(swapped | swap, 0.0, played.rewards[0])
             last = F.pick(swap, t, last)
             return (F.pick(swap, fresh, played), last, got, swapped | swap, jnp.where(swap, 0, n), i + 1, k)
@@ -254,12 +251,22 @@ class CueGymnaxEnv(_Base):
         parts.append(O.flatten(self.func, obs))
         return jnp.concatenate(parts).astype(jnp.float32)
 
+    def _opponent_decision(self, k_pick, k_play, table: F.EnvState, opts):
+        """The table after one decision of the built-in opponent: the env's random policy
+        (:func:`cuegym.envs.functional.random_action`, drawn from ``k_pick``) or its ghost
+        (:func:`cuegym.envs.functional.ghost_action`), the opponent being static; the
+        stroke's noise from ``k_play``."""
+        if self.opponent == "random":
+            action = F.random_action(self.func, table, k_pick)
+        else:
+            action = F.ghost_action(self.func, table)
+        return F.step(self.func, table, action, k_play, opts)
+
     def _opponents(self, key, table: F.EnvState, params: EnvParams):
         """The built-in opponent's decisions while it is to play (at most
         ``MAX_OPPONENT_DECISIONS``); returns (state, the agent's reward from them)."""
         if self.opponent is None:
             return table, jnp.asarray(0.0)
-        code = _OPPONENT_CODE[self.opponent]
         live = lambda t: ~(t.terminated | t.truncated) & (t.game.to_play != 0)  # noqa: E731
 
         def cond(carry):
@@ -269,9 +276,7 @@ class CueGymnaxEnv(_Base):
         def body(carry):
             t, got, i, k = carry
             k, k_pick, k_play = jax.random.split(k, 3)
-            blank = jax.tree_util.tree_map(jnp.zeros_like, F.random_action(self.func, t, k_pick))
-            act = F.opponent_action(self.func, t, blank, k_pick, code)
-            t = F.step(self.func, t, act, k_play, params.opts)
+            t = self._opponent_decision(k_pick, k_play, t, params.opts)
             return t, got + t.rewards[0], i + 1, k
 
         table, got, _, _ = jax.lax.while_loop(cond, body, (table, jnp.asarray(0.0), jnp.asarray(0), key))
