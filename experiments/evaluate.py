@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import platform
 import statistics
@@ -37,14 +36,12 @@ ENV_ID = "cuegym/PotShot-v0"
 
 
 def wilson(k: int, n: int, z: float = 1.96):
-    """95 % Wilson score interval of a success rate k / n."""
-    if n == 0:
-        return (0.0, 1.0)
-    p = k / n
-    d = 1 + z * z / n
-    c = (p + z * z / (2 * n)) / d
-    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return (max(0.0, c - h), min(1.0, c + h))
+    """95 % Wilson score interval of a success rate k / n (:func:`cuegym._stats.wilson`,
+    imported here: importing cuegym turns on the compilation cache, which main() sets up
+    first)."""
+    from cuegym._stats import wilson as interval
+
+    return interval(k, n, z)
 
 
 def make_agent(name: str, env_id: str, noise: float, knobs: dict, policy: str | None = None, **options):

@@ -15,9 +15,9 @@ import pathlib
 import jax
 import jax.numpy as jnp
 
-from cuegym.agents.base import Agent, state_from_observation
+from cuegym.agents.base import Agent, observation_arrays, state_from_observation
 from cuegym.learn import ppo
-from cuegym.learn.train import load
+from cuegym.learn.train import CONFIG, load
 
 
 class PolicyAgent(Agent):
@@ -28,7 +28,7 @@ class PolicyAgent(Agent):
 
     def __init__(self, path, **options):
         path = pathlib.Path(path)
-        if not (path / "config.json").exists():
+        if not (path / CONFIG).exists():
             raise ValueError(f"path: {str(path)!r} holds no trained policy (config.json and checkpoint.msgpack "
                              f"of experiments/train_jax.py)")
         genv, _, net, weights = load(path, **options)
@@ -47,13 +47,10 @@ class PolicyAgent(Agent):
         """Every candidate of the menu for ``observation`` with the policy's probability:
         ``probs`` (K,), ``legal`` (K,) bool and ``actions`` (each field (K, ...)). Only for
         ``action="menu"``."""
-        from cuegym.agents.base import observation_arrays
-
         if self.policy_env.action != "menu":
             raise ValueError("scores: the policy's action is 'shot'; only a menu policy ranks candidates")
-        return jax.tree_util.tree_map(
-            lambda x: jax.device_get(x), _menu_program(self.policy_env, self.net)(
-                self.weights, observation_arrays(self.env, observation)))
+        return jax.device_get(_menu_program(self.policy_env, self.net)(
+            self.weights, observation_arrays(self.env, observation)))
 
 
 def _table_obs(genv, obs):

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import math
 import pathlib
 import time
 
@@ -19,22 +18,13 @@ import jax.numpy as jnp
 import numpy as np
 from flax import serialization
 
+from cuegym._stats import wilson
 from cuegym.agents import menu as M
 from cuegym.learn import gymnax_env, ppo
 from cuegym.learn.networks import network
 
 CHECKPOINT = "checkpoint.msgpack"
 CONFIG = "config.json"
-
-
-def wilson(k: float, n: int, z: float = 1.96):
-    """The 95 % Wilson score interval of a rate k / n."""
-    if n == 0:
-        return 0.0, 1.0
-    p = k / n
-    mid = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, mid - half), min(1.0, mid + half)
 
 
 def make_env(spec: dict):
