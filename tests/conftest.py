@@ -13,6 +13,16 @@ import pytest
 # reload theirs from the persistent cache.
 MAP_BUDGET = 30_000
 
+# The suite's time is mostly XLA compiling its programs (about 70 % in a profiled run). It
+# compiles them with LLVM's optimisation level 1 and XLA's older loop emitters instead of
+# the fusion emitters: the same operations in the same order, so the same bytes (the golden
+# rollout hashes, written with the defaults, check it), at about half the compile time and
+# a slower run of large batches (docs/determinism.md, "The test suite's compiler flags").
+# CUEGYM_TEST_XLA_FLAGS replaces them ("" for XLA's defaults).
+TEST_XLA_FLAGS = "--xla_backend_optimization_level=1 --xla_cpu_use_fusion_emitters=false"
+os.environ["XLA_FLAGS"] = " ".join(
+    f for f in (os.environ.get("XLA_FLAGS", ""), os.environ.get("CUEGYM_TEST_XLA_FLAGS", TEST_XLA_FLAGS)) if f)
+
 # the shared helpers (env_api, physics_helpers) live beside this file; the tests below it
 # import them by name from their layer folders
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))

@@ -120,8 +120,12 @@ def audit_log(table, balls: BallState, log: ev.EventLog) -> Audit:
         now = at(base, base_t, t)
         o, e, nan = _static_checks(now, table)
         en = energy(now, table)
-        rise = jnp.where(k > 0, en - e_prev, -jnp.inf)
-        rel = jnp.where(k > 0, rise / jnp.maximum(e_prev, 1e-300), -jnp.inf)
+        # a contact that moved a pressing group on is complete only after its pushed events
+        nxt = jnp.minimum(k + 1, log.capacity - 1)
+        complete = ~((k + 1 < n_events) & (log.kind[nxt] == ev.PUSHED))
+        rise = jnp.where((k > 0) & complete, en - e_prev, -jnp.inf)
+        rel = jnp.where((k > 0) & complete, rise / jnp.maximum(e_prev, 1e-300), -jnp.inf)
+        en = jnp.where(complete, en, e_prev)
         worst_ev = jnp.where(o > worst[0], k, worst[5]).astype(jnp.int32)
         worst = (jnp.maximum(o_w, o), jnp.maximum(e_w, e), jnp.maximum(worst[2], rise), jnp.maximum(worst[3], rel),
                  nan_w | nan | ~jnp.isfinite(en) | ~jnp.isfinite(t), worst_ev)

@@ -16,9 +16,10 @@ Models, constants, what they leave out: docs/physics.md ("Contacts", "Clusters .
 
 from __future__ import annotations
 
+import jax
 import jax.numpy as jnp
 
-from cuegym.physics.balls import AIRBORNE, BallState
+from cuegym.physics.balls import AIRBORNE, ROLLING, SLIDING, BallState
 from cuegym.physics.motion import rolling_spin, settle, slip_velocity
 from cuegym.physics.resting import held_by_cluster, supported
 from cuegym.physics.vec import dot
@@ -27,6 +28,7 @@ SUSTAINED_SPEED = 0.005  # m/s
 CREEP_SPEED = 0.01  # m/s
 HOP_SPEED = 0.1  # m/s: smaller vertical speeds do not lift a ball off the bed
 HELD_SPEED = 0.01  # m/s: slower horizontal approaches hold a grounded ball on the cushion
+GROUP_GAP = 1e-6  # m: balls this close count as touching in a pressing group (the audits' 1 um)
 
 
 def _unit(x):
@@ -98,29 +100,74 @@ def ball_ball(balls: BallState, i, j, table, throw=True) -> BallState:
     # when (v_hat_i - v_hat_j).n < 0
     closing = dot(v_hat_i - v_hat_j, n) < 0
     pressing = sustained & both_grounded & closing & ~(dot(vi - vj, n) > SUSTAINED_SPEED)
-    v_mean = 0.5 * (rvi + rvj)
-    w_mean_i = jnp.concatenate([rolling_spin(v_mean[:2], R), balls.w[i, 2:]])
-    w_mean_j = jnp.concatenate([rolling_spin(v_mean[:2], R), balls.w[j, 2:]])
-    vi = jnp.where(pressing, v_mean, vi)
-    vj = jnp.where(pressing, v_mean, vj)
-    wi = jnp.where(pressing, w_mean_i, wi)
-    wj = jnp.where(pressing, w_mean_j, wj)
     creeping = (
         sustained
         & both_grounded
         & (dot(balls.v[i, :2], balls.v[i, :2]) < CREEP_SPEED**2)
         & (dot(balls.v[j, :2], balls.v[j, :2]) < CREEP_SPEED**2)
     )
+    # the balls moving on with the pair: every ball joined to it through touching balls
+    # that roll or slide together (the pair alone unless it is part of a chain)
+    extra = pressing_group(balls, i, j, R) & pressing & ~creeping
+    rolled_all = jax.vmap(lambda v, w: _roll_out(v, w, R))(balls.v, balls.w)
+    v_mean = group_mean(rvi + rvj, rolled_all[0], extra) * (1.0 / (2.0 + jnp.sum(extra)))
+    w_mean_i = jnp.concatenate([rolling_spin(v_mean[:2], R), balls.w[i, 2:]])
+    w_mean_j = jnp.concatenate([rolling_spin(v_mean[:2], R), balls.w[j, 2:]])
+    vi = jnp.where(pressing, v_mean, vi)
+    vj = jnp.where(pressing, v_mean, vj)
+    wi = jnp.where(pressing, w_mean_i, wi)
+    wj = jnp.where(pressing, w_mean_j, wj)
     rest = lambda w: w * jnp.array([0.0, 0.0, 1.0])  # noqa: E731
     vi = jnp.where(creeping, 0.0, vi)
     vj = jnp.where(creeping, 0.0, vj)
     wi = jnp.where(creeping, rest(balls.w[i]), wi)
     wj = jnp.where(creeping, rest(balls.w[j]), wj)
+    w_group = jnp.concatenate([jnp.broadcast_to(rolling_spin(v_mean[:2], R), (balls.w.shape[0], 2)),
+                               balls.w[:, 2:]], -1)
+    balls = balls._replace(
+        v=jnp.where(extra[:, None], v_mean, balls.v),
+        w=jnp.where(extra[:, None], w_group, balls.w),
+    )
     balls = balls._replace(
         v=balls.v.at[i].set(vi).at[j].set(vj),
         w=balls.w.at[i].set(wi).at[j].set(wj),
     )
+    settled = settle(balls, table, HOP_SPEED)
+    balls = balls._replace(v=jnp.where(extra[:, None], settled.v, balls.v),
+                           state=jnp.where(extra, settled.state, balls.state))
     return settle_pair(balls, i, j, table)
+
+
+def pressing_group(balls: BallState, i, j, R):
+    """(N,) bool: the balls other than ``i`` and ``j`` joined to them through chains of
+    touching balls (gap at most :data:`GROUP_GAP`) on the bed that move together (relative
+    speed at most :data:`SUSTAINED_SPEED`); ``R`` ball radius [m].
+
+    A pressing pair in such a chain passes its push on at the same instant: taken a pair at
+    a time, the mean velocities converge geometrically, an event each, and a chain of five
+    reaches the event cap (docs/physics.md, "Clusters, sustained contact and event storms").
+    """
+    n = balls.r.shape[0]
+    on_bed = (balls.state == SLIDING) | (balls.state == ROLLING)
+    d = balls.r[:, None, :2] - balls.r[None, :, :2]
+    touching = dot(d, d) <= (2.0 * R + GROUP_GAP) ** 2
+    dv = balls.v[:, None, :2] - balls.v[None, :, :2]
+    together = dot(dv, dv) <= SUSTAINED_SPEED**2
+    ids = jnp.arange(n)
+    reach = (touching & together & on_bed[:, None] & on_bed[None, :]) | (ids[:, None] == ids[None, :])
+    for _ in range(max(n - 1, 1).bit_length()):  # paths of up to n - 1 links
+        reach = jnp.any(reach[:, :, None] & reach[None, :, :], axis=1)
+    return (reach[i] | reach[j]) & (ids != i) & (ids != j)
+
+
+def group_mean(pair_sum, v, extra):
+    """(3,) the pair's velocity sum ``pair_sum`` plus the velocities ``v`` (N, 3) of the
+    balls marked ``extra`` (N,), added one ball at a time in index order: a fixed order of
+    additions, the same bytes at every batch size (a reduction may be reordered)."""
+    total = pair_sum
+    for k in range(v.shape[0]):
+        total = jnp.where(extra[k], total + v[k], total)
+    return total
 
 
 def settle_pair(balls, i, j, table):

@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 import jax.numpy as jnp
 
-NONE, STRIKE, BALL, CUSHION, JAW, POCKET, OFF_TABLE_EV, AIRBORNE_EV, LAND, ROLLING_EV, SPINNING_EV, STOP = range(12)
+NONE, STRIKE, BALL, CUSHION, JAW, POCKET, OFF_TABLE_EV, AIRBORNE_EV, LAND, ROLLING_EV, SPINNING_EV, STOP, PUSHED = range(13)
 KIND_NAMES = (
     "none",
     "strike",
@@ -30,6 +30,7 @@ KIND_NAMES = (
     "rolling",
     "spinning",
     "stop",
+    "pushed",  # moved on with a pressing group at the last ball contact (collisions.pressing_group)
 )
 
 

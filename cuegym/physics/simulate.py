@@ -63,6 +63,7 @@ class _Loop(NamedTuple):
     summary: ShotSummary
     zone: _Zone
     n: jnp.ndarray
+    pushed: jnp.ndarray  # (N,) bool: moved on with a pressing group, candidates not yet re-solved
 
 
 def _pair_row(balls: BallState, acc, trans_dt, i, table):
@@ -291,7 +292,8 @@ def _start(table, balls: BallState, shot: Shot, log_capacity: int) -> _Loop:
     rows = jax.vmap(lambda i: _pair_row(struck_balls, acc, trans_dt, i, table))(jnp.arange(n_balls))
     pair_t = jnp.minimum(rows, rows.T)
     geo = _Geo(*_geometry(struck_balls, acc, trans_dt, table))
-    return _Loop(jnp.asarray(0.0), struck_balls, pair_t, geo, log, summary, zone, jnp.asarray(0, jnp.int32))
+    return _Loop(jnp.asarray(0.0), struck_balls, pair_t, geo, log, summary, zone, jnp.asarray(0, jnp.int32),
+                 jnp.zeros(n_balls, bool))
 
 
 def _restart(table, balls: BallState, shot: Shot, log_capacity: int):
@@ -307,7 +309,7 @@ def _restart(table, balls: BallState, shot: Shot, log_capacity: int):
     geo = _Geo(jnp.full(n_balls, INF), jnp.zeros(n_balls, jnp.int32), jnp.zeros(n_balls, jnp.int32),
                jnp.zeros((n_balls, 2)))
     s = _Loop(jnp.asarray(0.0), struck_balls, jnp.full((n_balls, n_balls), INF), geo, log, summary, zone,
-              jnp.asarray(0, jnp.int32))
+              jnp.asarray(0, jnp.int32), jnp.zeros(n_balls, bool))
     cue = jnp.asarray(shot.cue_ball, jnp.int32)
     return s, cue, cue
 
@@ -318,6 +320,10 @@ def _moving(s: _Loop):
 
 def _advance(table, s: _Loop, throw: bool):
     """Move every ball to the next event and apply it (the event is logged and summarised).
+
+    A ball contact may move a pressing group on (``collisions.pressing_group``): each ball
+    of it beyond the pair then takes a ``pushed`` event of its own at the same instant,
+    before any other, which logs its new motion and has its candidates re-solved.
 
     Returns (the loop state at the event, with the candidates of the balls involved not yet
     re-solved, and those balls i, j (j == i for a single-ball event)).
@@ -345,7 +351,7 @@ def _advance(table, s: _Loop, throw: bool):
     zone = s.zone
     entered = zone.open & (in_penalty_zone(mid, zone.apex, zone.u, table.radius) | in_penalty_zone(end, zone.apex, zone.u, table.radius))
     summ = summ._replace(follow=summ.follow | entered)
-    b = evolve(b, table, dt)
+    b = evolved = evolve(b, table, dt)
 
     after_pair = ball_ball(b, pi, pj, table, throw)
     after_geo = _apply_geometry(b, gi, geo, table)
@@ -357,11 +363,24 @@ def _advance(table, s: _Loop, throw: bool):
     kind = pick(jnp.asarray(ev.BALL), geo.kind[gi], trans_kind).astype(jnp.int32)
     other = jnp.where(which == 0, pj, jnp.where(which == 1, geo.other[gi], -1)).astype(jnp.int32)
 
-    log = ev.record(s.log, kind, t_next, i, other, b)
     before = summ
     summ = update_summary(summ, kind, i, other, t_next, b)
     zone = _watch_zone(zone, before, summ, kind, i, other, b, table.radius)
-    return _Loop(t_next, b, s.pair_t, geo, log, summ, zone, s.n + 1), i, j
+    ids = jnp.arange(n_balls)
+    changed = jnp.any(b.v != evolved.v, -1) | jnp.any(b.w != evolved.w, -1) | (b.state != evolved.state)
+    pushed = (which == 0) & changed & (ids != i) & (ids != j)
+    # a pushed ball's turn: nothing moves, its motion is logged and its candidates re-solved
+    turn = jnp.any(s.pushed)
+    k = jnp.argmax(s.pushed).astype(jnp.int32)
+    keep = lambda x, y: jnp.where(turn, x, y)  # noqa: E731
+    t_next = keep(s.t, t_next)
+    b = jax.tree_util.tree_map(keep, s.balls, b)
+    summ = jax.tree_util.tree_map(keep, s.summary, summ)
+    zone = jax.tree_util.tree_map(keep, s.zone, zone)
+    kind, i, j, other = keep(ev.PUSHED, kind), keep(k, i), keep(k, j), keep(-1, other)
+    pushed = jnp.where(turn, s.pushed & (ids != k), pushed)
+    log = ev.record(s.log, kind, t_next, i, other, b)
+    return _Loop(t_next, b, s.pair_t, geo, log, summ, zone, s.n + 1, pushed), i, j
 
 
 def _resolve(table, s: _Loop, i, j) -> _Loop:

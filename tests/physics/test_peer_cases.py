@@ -112,6 +112,13 @@ case("fuzz_airborne_falls_onto_ball", [IDLE, (0.8 + FALL * 0.5, 1.0), (0.8, 1.0)
 case("fuzz_slide_curves_into_touching_ball", [IDLE, (0.8, 1.0), (0.8 + FALL, 1.0)],
      moving={2: (np.array([0.0, 0.05, 0.0]), SLIDING)}, spin={2: np.array([0.0, -0.2 / R, 0.0])})
 
+# found by the fuzzer (pyramid, seed 0, chunk 0, index 16352): touching balls rolling on together at
+# about 1.2 cm/s, the front one straight on, the others a little to either side, so that rolling
+# resistance presses each into the next (docs/physics.md, rule 2: a pressing group)
+CHAIN_VY = (0.004, -0.004, 0.004, 0.0)
+case("fuzz_pressing_chain", [IDLE] + [(0.6 + k * FALL, 1.0) for k in range(len(CHAIN_VY))],
+     moving={1 + k: rolling(0.012, vy) for k, vy in enumerate(CHAIN_VY)})
+
 NAMES = list(CASES)
 
 
@@ -372,3 +379,42 @@ def test_fuzz_sliding_ball_curving_into_a_touching_ball(runs):
     contacts = ball_events(log)
     assert contacts and contacts[0][1:3] == (1, 2) and contacts[0][0] < 1e-3
     assert final.r[1, 0] < balls.r[1, 0]  # the ball at rest was pushed off the slider's line
+
+
+def test_fuzz_pressing_chain_moves_on_as_one(runs):
+    """Four touching balls rolling on together, pressed into each other by rolling resistance:
+    at a pressing contact the pair and every ball moving with it take one velocity, the mean
+    of theirs (momentum kept: the balls are rolling, so rolling out leaves them as they are),
+    each ball beyond the pair in a pushed event at that instant; after the last such contact
+    all four move as one and stop together, touching. Taken a pair at a time, each pair's
+    mean undid the last one's and the chain ran to 50 events (six balls: 1,177)."""
+    balls, final, log, _, _ = runs[0]["fuzz_pressing_chain"]
+    check_sound(runs[0], "fuzz_pressing_chain")
+    chain = list(range(1, 1 + len(CHAIN_VY)))
+    kinds, n = log.kind[: int(log.count)], int(log.count)
+    assert len(ball_events(log)) <= 3 and n < 20
+    last_v, last_t = {k: balls.v[k, :2] for k in chain}, dict.fromkeys(chain, 0.0)
+    groups = 0
+    for e in range(n):
+        if kinds[e] == ev.BALL and e + 1 < n and kinds[e + 1] == ev.PUSHED:
+            t = float(log.t[e])
+            group = [int(log.ball[e]), int(log.other[e])]
+            f = e + 1
+            while f < n and kinds[f] == ev.PUSHED:
+                assert float(log.t[f]) == t
+                np.testing.assert_array_equal(log.v[f, 0], log.v[e, 0])  # the same velocity
+                group.append(int(log.ball[f]))
+                f += 1
+            # momentum: the balls' velocities just before, rolled on in closed form from their
+            # last events (rolling resistance mu_r g against each one's direction)
+            before = [last_v[k] - MU_R * G * (t - last_t[k]) * last_v[k] / np.linalg.norm(last_v[k]) for k in group]
+            np.testing.assert_allclose(len(group) * log.v[e, 0, :2], np.sum(before, axis=0), rtol=1e-9)
+            groups += 1
+        for slot, k in ((0, int(log.ball[e])), (1, int(log.other[e]) if kinds[e] == ev.BALL else -1)):
+            if k in last_v and kinds[e] != ev.STOP:
+                last_v[k], last_t[k] = log.v[e, slot, :2], float(log.t[e])
+    assert groups >= 1 and sorted(group) == chain, "the last pressing contact moves the whole chain"
+    stops = [float(log.t[e]) for e in range(n) if kinds[e] == ev.STOP]
+    assert len(stops) == len(chain) and len(set(stops)) == 1, "they stop together"
+    gaps = np.diff(final.r[1 : 1 + len(CHAIN_VY), 0])
+    assert np.all(np.abs(gaps - 2 * R) < 1e-6), "still touching"
