@@ -85,8 +85,20 @@ def ball_ball(balls: BallState, i, j, table, throw=True) -> BallState:
     wj = wj + dw
     # a ball on the bed and a ball in the air above it in sustained contact (resting.py)
     on_bed = sustained & (grounded_i != grounded_j)
-    held = held_by_cluster(balls, jnp.where(grounded_i, i, j), jnp.where(grounded_i, -n[:2], n[:2]), R)
-    svi, swi, svj, swj = supported(*rolled, n, grounded_i, held, R)
+    lower = jnp.where(grounded_i, i, j)
+    held = held_by_cluster(balls, lower, jnp.where(grounded_i, -n[:2], n[:2]), R)
+    # a lower ball in a pressing group takes the push with the group, as one body (rule 2):
+    # the group first moves on at its mean velocity, then takes the push with its mass
+    rolled_all = jax.vmap(lambda v, w: _roll_out(v, w, R))(balls.v, balls.w)
+    carried = pressing_group(balls, lower, lower, R) & on_bed & ~held
+    size = 1.0 + jnp.sum(carried)
+    v_low = group_mean(jnp.where(grounded_i, rolled[0], rolled[2]), rolled_all[0], carried) * (1.0 / size)
+    w_low = jnp.concatenate([rolling_spin(v_low[:2], R), balls.w[lower, 2:]])
+    low_i = lambda low, own: jnp.where(grounded_i, low, own)  # noqa: E731
+    low_j = lambda low, own: jnp.where(grounded_i, own, low)  # noqa: E731
+    rolled = (low_i(v_low, rolled[0]), low_i(w_low, rolled[1]), low_j(v_low, rolled[2]), low_j(w_low, rolled[3]))
+    svi, swi, svj, swj = supported(*rolled, n, grounded_i, held, R, 1.0 / size)
+    v_carried = jnp.where(grounded_i, svi, svj)
     vi = jnp.where(on_bed, svi, vi)
     wi = jnp.where(on_bed, swi, wi)
     vj = jnp.where(on_bed, svj, vj)
@@ -109,7 +121,6 @@ def ball_ball(balls: BallState, i, j, table, throw=True) -> BallState:
     # the balls moving on with the pair: every ball joined to it through touching balls
     # that roll or slide together (the pair alone unless it is part of a chain)
     extra = pressing_group(balls, i, j, R) & pressing & ~creeping
-    rolled_all = jax.vmap(lambda v, w: _roll_out(v, w, R))(balls.v, balls.w)
     v_mean = group_mean(rvi + rvj, rolled_all[0], extra) * (1.0 / (2.0 + jnp.sum(extra)))
     w_mean_i = jnp.concatenate([rolling_spin(v_mean[:2], R), balls.w[i, 2:]])
     w_mean_j = jnp.concatenate([rolling_spin(v_mean[:2], R), balls.w[j, 2:]])
@@ -122,19 +133,22 @@ def ball_ball(balls: BallState, i, j, table, throw=True) -> BallState:
     vj = jnp.where(creeping, 0.0, vj)
     wi = jnp.where(creeping, rest(balls.w[i]), wi)
     wj = jnp.where(creeping, rest(balls.w[j]), wj)
-    w_group = jnp.concatenate([jnp.broadcast_to(rolling_spin(v_mean[:2], R), (balls.w.shape[0], 2)),
+    # the balls beyond the pair that move on: a pressing group, or the group carrying a push
+    moved = extra | carried
+    v_group = jnp.where(pressing, v_mean, v_carried)
+    w_group = jnp.concatenate([jnp.broadcast_to(rolling_spin(v_group[:2], R), (balls.w.shape[0], 2)),
                                balls.w[:, 2:]], -1)
     balls = balls._replace(
-        v=jnp.where(extra[:, None], v_mean, balls.v),
-        w=jnp.where(extra[:, None], w_group, balls.w),
+        v=jnp.where(moved[:, None], v_group, balls.v),
+        w=jnp.where(moved[:, None], w_group, balls.w),
     )
     balls = balls._replace(
         v=balls.v.at[i].set(vi).at[j].set(vj),
         w=balls.w.at[i].set(wi).at[j].set(wj),
     )
     settled = settle(balls, table, HOP_SPEED)
-    balls = balls._replace(v=jnp.where(extra[:, None], settled.v, balls.v),
-                           state=jnp.where(extra, settled.state, balls.state))
+    balls = balls._replace(v=jnp.where(moved[:, None], settled.v, balls.v),
+                           state=jnp.where(moved, settled.state, balls.state))
     return settle_pair(balls, i, j, table)
 
 

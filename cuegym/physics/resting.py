@@ -25,12 +25,14 @@ from cuegym.physics.vec import dot
 CONTACT_DEPTH = 1e-7
 
 
-def supported(vi, wi, vj, wj, n, grounded_i, held, R):
+def supported(vi, wi, vj, wj, n, grounded_i, held, R, share=1.0):
     """Velocities and spins ((3,) each, [m/s], [rad/s]) of balls i and j after a sustained
     contact between a ball on the bed and a ball in the air above it, along ``n`` (3,) from
     i to j; ``grounded_i`` () bool: i is the one on the bed; ``held`` () bool: that ball
-    does not move (:func:`held_by_cluster`); ``R`` ball radius [m]. Frictionless and
-    elastic, like rule 1.
+    does not move (:func:`held_by_cluster`); ``R`` ball radius [m]; ``share`` () 1 / the
+    number of balls moving as one with the ball on the bed (a pressing group,
+    ``collisions.pressing_group``), whose velocity is the group's. Frictionless and elastic,
+    like rule 1.
 
     The ball in the air presses the other into the slate, which holds it up, and a force
     that acts for as long as a sustained contact does moves a ball on the cloth as a rolling
@@ -45,7 +47,9 @@ def supported(vi, wi, vj, wj, n, grounded_i, held, R):
     an endless series of ever smaller contacts.
     """
     approach = dot(vi - vj, n)
-    rolls = jnp.where(held, 0.0, 5.0 / 7.0)  # the bed ball's response to a push, per a free ball's
+    # the bed ball's response to a push, per a free ball's; a group of g balls moving as
+    # one has g times the mass
+    rolls = jnp.where(held, 0.0, 5.0 / 7.0) * share
     k_bed = rolls * (1.0 - n[2] * n[2])
     j = jnp.maximum(2.0 * approach / (1.0 + k_bed), 0.0)  # impulse / m
 

@@ -195,8 +195,10 @@ def first_descending_root_quartic(c0, c1, c2, c3, c4, horizon, depth=0.0):
     values = [_poly4(c, k) for k in knots]
     # the level the contact is sought at: 0, or -depth for a pair still in contact
     level = jnp.minimum(-depth, c0) - depth * 2.0**-20
-    lo, hi, found, peak = _bracket(knots, values, jnp.zeros_like(p1))
-    lo_in, hi_in, found_in, _ = _bracket(knots, values, level)
+    lo, hi, found, _ = _bracket(knots, values, jnp.zeros_like(p1))
+    lo_in, hi_in, found_in, peak = _bracket(knots, values, level)
+    # the gap opened before the pair closes by the depth (not over the whole horizon: past
+    # that closing the polynomial describes balls passing through each other)
     in_contact = (depth > 0) & (c1 >= -APPROACH_EPS) & (peak < depth)
     lo = jnp.where(in_contact, lo_in, lo)
     hi = jnp.where(in_contact, hi_in, hi)

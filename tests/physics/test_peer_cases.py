@@ -40,6 +40,7 @@ G, MU_S, MU_R, E_BALL = 9.81, float(TABLE.mu_slide), float(TABLE.mu_roll), float
 N = 5  # ball slots of every case
 IDLE = (1.6, 3.3)  # an idle cue ball, struck at zero speed, where a case moves balls itself
 TOL = 1e-6  # m: overlap and escape allowed at any event
+LOG_CAPACITY = 600  # every event of every case (the air ball on a pressing pair takes 555)
 CASES: dict[str, dict] = {}
 
 
@@ -119,6 +120,13 @@ CHAIN_VY = (0.004, -0.004, 0.004, 0.0)
 case("fuzz_pressing_chain", [IDLE] + [(0.6 + k * FALL, 1.0) for k in range(len(CHAIN_VY))],
      moving={1 + k: rolling(0.012, vy) for k, vy in enumerate(CHAIN_VY)})
 
+# found by the fuzzer (snooker, seed 1, chunk 0, index 4775; pool chunk 16 index 1984 of the 10^6
+# run): a ball in the air resting on a ball that presses into a neighbour, the two rolling on
+# together (docs/physics.md, rule 5); cut at the event cap before
+AIR_ON_PAIR = {2: rolling(-0.03, 0.01), 3: rolling(-0.03, 0.0), 1: (np.array([-0.03, 0.01, 0.0]), AIRBORNE)}
+case("fuzz_airborne_on_a_pressing_pair", [IDLE, (0.8 + FALL * 0.5, 1.0), (0.8, 1.0), (0.8 - FALL, 1.0)],
+     moving=AIR_ON_PAIR, z={1: FALL * math.sqrt(3) / 2})
+
 NAMES = list(CASES)
 
 
@@ -155,7 +163,7 @@ def runs():
     out = []
     for names in (NAMES, NAMES[::-1]):
         balls, shots = _inputs(names)
-        res = simulate_batch(TABLE, balls, shots, log_capacity=300)
+        res = simulate_batch(TABLE, balls, shots, log_capacity=LOG_CAPACITY)
         aud = _audit(balls, res[1])
         tree = jax.tree_util.tree_map(np.asarray, (balls, *res, aud))
         out.append({n: jax.tree_util.tree_map(lambda x, i=i: x[i], tree) for i, n in enumerate(names)})
@@ -193,7 +201,7 @@ def test_every_case_is_sound_and_deterministic(runs):
 def test_the_audit_sees_a_doctored_energy_rise(runs):
     """The checks above can fail: the same batch with one contact's outgoing speeds raised."""
     balls, shots = _inputs(NAMES)
-    _, log, _ = simulate_batch(TABLE, balls, shots, log_capacity=300)
+    _, log, _ = simulate_batch(TABLE, balls, shots, log_capacity=LOG_CAPACITY)
     i = NAMES.index("257_cradle_0")
     k = int(np.flatnonzero(np.asarray(log.kind[i]) == ev.BALL)[0])
     aud = _audit(balls, log._replace(v=log.v.at[i, k].multiply(1.2)))
@@ -418,3 +426,24 @@ def test_fuzz_pressing_chain_moves_on_as_one(runs):
     assert len(stops) == len(chain) and len(set(stops)) == 1, "they stop together"
     gaps = np.diff(final.r[1 : 1 + len(CHAIN_VY), 0])
     assert np.all(np.abs(gaps - 2 * R) < 1e-6), "still touching"
+
+
+def test_fuzz_airborne_ball_on_a_pressing_pair(runs):
+    """A ball in the air resting on a ball that presses into its neighbour, the two rolling
+    together: each microcollision pushes the pair as one body (the lower ball and, in a pushed
+    event at the same instant, its neighbour take the same velocity), so the train keeps its
+    energy and the ball slides off and lands. Pushing the lower ball alone, whose pressing
+    contact then shared the push, drained the train: the shot ran to the event cap."""
+    balls, final, log, _, _ = runs[0]["fuzz_airborne_on_a_pressing_pair"]
+    check_sound(runs[0], "fuzz_airborne_on_a_pressing_pair")
+    kinds = log.kind[: int(log.count)]
+    pairs = [(i, j) for _, i, j, _, _ in ball_events(log)]
+    assert set(pairs) <= {(1, 2), (2, 3)} and pairs.count((1, 2)) > 10
+    pushed = np.flatnonzero(kinds == ev.PUSHED)
+    for e in pushed:
+        assert kinds[e - 1] == ev.BALL and (log.ball[e - 1], log.other[e - 1]) == (1, 2)
+        assert log.t[e] == log.t[e - 1] and log.ball[e] == 3
+        np.testing.assert_array_equal(log.v[e, 0], log.v[e - 1, 1])  # the lower ball's velocity
+    assert len(pushed) > 10
+    assert ball_events(log, ev.LAND), "the ball in the air comes down on the bed"
+    assert np.linalg.norm(final.r[2, :2] - final.r[3, :2]) == pytest.approx(2 * R, abs=1e-6), "the pair stays together"

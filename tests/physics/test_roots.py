@@ -81,6 +81,19 @@ def test_a_pair_in_contact_collides_at_the_contact_depth():
     assert float(first_descending_root_quartic(z, jnp.asarray(-1e-3), z, z, z, jnp.asarray(1.0), jnp.asarray(1e-8))) == 0
 
 
+def test_a_pair_in_contact_is_judged_on_its_gap_before_it_closes():
+    """Whether a pair in contact opens a gap worth ``depth`` is judged up to where it closes by
+    the depth, not over the whole horizon, where the polynomial of two balls passing through
+    each other rises again (found by an air ball sliding over a pressing pair, 3.2 mm deep
+    before: tests/physics/test_peer_cases.py). f = -1e-8 + 1e-4 t - t^2 + 1e4 t^4 (f(0) at
+    -depth, a gap never opened) falls back to -depth at t = 1.0001e-4, and is 1e4 at t = 1."""
+    c = [jnp.asarray(x) for x in (-1e-8, 1e-4, -1.0, 0.0, 1e4)]
+    t = float(first_descending_root_quartic(*c, jnp.asarray(1.0), jnp.asarray(1e-8)))
+    f = -1e-8 + 1e-4 * t - t * t + 1e4 * t**4
+    assert t == pytest.approx(1.0001e-4, rel=1e-3)  # the old answer: inf, no contact
+    assert f == pytest.approx(-1e-8, rel=1e-3) and f >= -1e-8 * (1 + 2.0**-19)  # at -depth, not past it
+
+
 def test_quadratic_descending_root():
     # g = (t - 1)(t - 3) = 3 - 4t + t^2: descends through 1, ascends through 3
     assert float(first_descending_root_quadratic(jnp.asarray(3.0), jnp.asarray(-4.0), jnp.asarray(1.0), jnp.asarray(10.0))) == 1.0
