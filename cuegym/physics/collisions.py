@@ -168,10 +168,11 @@ def pressing_group(balls: BallState, i, j, R):
     dv = balls.v[:, None, :2] - balls.v[None, :, :2]
     together = dot(dv, dv) <= SUSTAINED_SPEED**2
     ids = jnp.arange(n)
-    reach = (touching & together & on_bed[:, None] & on_bed[None, :]) | (ids[:, None] == ids[None, :])
-    for _ in range(max(n - 1, 1).bit_length()):  # paths of up to n - 1 links
-        reach = jnp.any(reach[:, :, None] & reach[None, :, :], axis=1)
-    return (reach[i] | reach[j]) & (ids != i) & (ids != j)
+    link = touching & together & on_bed[:, None] & on_bed[None, :]
+    member = (ids == i) | (ids == j)
+    for _ in range(n - 2):  # a chain from the pair has at most n - 2 further links
+        member = member | jnp.any(link & member[None, :], axis=1)
+    return member & (ids != i) & (ids != j)
 
 
 def group_mean(pair_sum, v, extra):
