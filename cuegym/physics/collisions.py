@@ -87,10 +87,13 @@ def ball_ball(balls: BallState, i, j, table, throw=True) -> BallState:
     on_bed = sustained & (grounded_i != grounded_j)
     lower = jnp.where(grounded_i, i, j)
     held = held_by_cluster(balls, lower, jnp.where(grounded_i, -n[:2], n[:2]), R)
+    # the balls moving on with the pair's grounded balls (a ball in the air has no links, so
+    # with one in the pair these are the lower ball's group)
+    group = pressing_group(balls, i, j, R)
     # a lower ball in a pressing group takes the push with the group, as one body (rule 2):
     # the group first moves on at its mean velocity, then takes the push with its mass
     rolled_all = jax.vmap(lambda v, w: _roll_out(v, w, R))(balls.v, balls.w)
-    carried = pressing_group(balls, lower, lower, R) & on_bed & ~held
+    carried = group & on_bed & ~held
     size = 1.0 + jnp.sum(carried)
     v_low = group_mean(jnp.where(grounded_i, rolled[0], rolled[2]), rolled_all[0], carried) * (1.0 / size)
     w_low = jnp.concatenate([rolling_spin(v_low[:2], R), balls.w[lower, 2:]])
@@ -120,7 +123,7 @@ def ball_ball(balls: BallState, i, j, table, throw=True) -> BallState:
     )
     # the balls moving on with the pair: every ball joined to it through touching balls
     # that roll or slide together (the pair alone unless it is part of a chain)
-    extra = pressing_group(balls, i, j, R) & pressing & ~creeping
+    extra = group & pressing & ~creeping
     v_mean = group_mean(rvi + rvj, rolled_all[0], extra) * (1.0 / (2.0 + jnp.sum(extra)))
     w_mean_i = jnp.concatenate([rolling_spin(v_mean[:2], R), balls.w[i, 2:]])
     w_mean_j = jnp.concatenate([rolling_spin(v_mean[:2], R), balls.w[j, 2:]])
@@ -146,10 +149,12 @@ def ball_ball(balls: BallState, i, j, table, throw=True) -> BallState:
         v=balls.v.at[i].set(vi).at[j].set(vj),
         w=balls.w.at[i].set(wi).at[j].set(wj),
     )
+    # motion states from the new velocities (ball by ball), for the pair and the balls moved
     settled = settle(balls, table, HOP_SPEED)
-    balls = balls._replace(v=jnp.where(moved[:, None], settled.v, balls.v),
-                           state=jnp.where(moved, settled.state, balls.state))
-    return settle_pair(balls, i, j, table)
+    ids = jnp.arange(balls.r.shape[0])
+    changed = moved | (ids == i) | (ids == j)
+    return balls._replace(v=jnp.where(changed[:, None], settled.v, balls.v),
+                          state=jnp.where(changed, settled.state, balls.state))
 
 
 def pressing_group(balls: BallState, i, j, R):
@@ -183,15 +188,6 @@ def group_mean(pair_sum, v, extra):
     for k in range(v.shape[0]):
         total = jnp.where(extra[k], total + v[k], total)
     return total
-
-
-def settle_pair(balls, i, j, table):
-    settled = settle(balls, table, HOP_SPEED)
-    idx = jnp.stack([i, j])
-    return balls._replace(
-        v=balls.v.at[idx].set(settled.v[idx]),
-        state=balls.state.at[idx].set(settled.state[idx]),
-    )
 
 
 def nose_contact_angle(z, table):
