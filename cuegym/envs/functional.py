@@ -435,7 +435,7 @@ def strike(env: FuncEnv, key, cue, shot, stroke, xy, on, opts: Options):
     table, balls = get_table(env.table), at_rest(xy, on)
     hook = _PHYSICS.get()
     if hook is None:
-        final, log, summ = simulate_one(table, balls, noisy, MAX_EVENTS, 2, True)
+        final, log, summ = simulate_one(table, balls, noisy, MAX_EVENTS, 2, True, at_rest=True)
     else:
         final, log, summ = hook(table, balls, noisy)
     played = jnp.stack([jnp.asarray(cue, jnp.float64), noisy.phi, noisy.speed, noisy.a, noisy.b, noisy.theta])

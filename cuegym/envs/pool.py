@@ -194,7 +194,7 @@ def outcomes(env: F.FuncEnv, t: Tables, opts: F.Options) -> tuple[F.EnvState, F.
     fresh = jax.lax.cond(jnp.any(reset), init_v, lambda k: t.state, k3[:, 1])
     # a table waiting for its deal holds no frame yet: the new one stands in
     base = pick_lanes(reset, fresh, t.state)
-    still = t.lane._replace(balls=jax.vmap(at_rest)(base.xy, base.on))
+    still = jax.vmap(lanes.with_balls)(t.lane, jax.vmap(at_rest)(base.xy, base.on))
     state, lane = pick_lanes(stroke, (t.state, t.lane), (base, still))
     judge_v = jax.vmap(lambda s, a, k, ln: judge(env, s, a, k, ln, opts))
     judged = jax.lax.cond(jnp.any(stroke), judge_v, lambda s, a, k, ln: s, state, t.act, k3[:, 0], lane)

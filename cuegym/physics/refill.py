@@ -21,8 +21,8 @@ from cuegym.physics.simulate import (
     DEFAULT_MAX_EVENTS,
     _advance,
     _finish,
-    _Loop,
     _moving,
+    _Pending,
     _resolve,
     _restart,
 )
@@ -33,13 +33,14 @@ from cuegym.physics.vec import pick_lanes
 class _Lanes(NamedTuple):
     """The lanes of :func:`simulate_many` between two compiled calls (L lanes, S shots).
 
-    state: :class:`_Loop` (L, ...) each lane's table; shot (L,) int32 the shot each lane
+    state: :class:`_Pending` (L, ...) each lane's table (the event loop's state, the
+    candidates its next event re-solves first); shot (L,) int32 the shot each lane
     holds (>= S: idle); next () int32 the next shot to hand out; out: (final, log,
     summary) with a leading axis S, the results handed in so far; iterations () int32 the
     loop iterations run at this lane count.
     """
 
-    state: _Loop
+    state: _Pending
     shot: jnp.ndarray
     next: jnp.ndarray
     out: tuple
@@ -52,17 +53,17 @@ def _take(tree, idx, n_shots):
 
 @partial(jax.jit, static_argnames=("table", "lanes", "log_capacity"))
 def _lanes_start(table, balls: BallState, shots: Shot, lanes: int, log_capacity: int) -> _Lanes:
-    """``lanes`` lanes holding shots 0 .. lanes - 1 (struck and solved), nothing handed in."""
+    """``lanes`` lanes holding shots 0 .. lanes - 1 (struck, the struck ball's candidates
+    pending), nothing handed in."""
     n_shots = shots.phi.shape[0]
     restart = jax.vmap(lambda b, sh: _restart(table, b, sh, log_capacity))
-    resolve = jax.vmap(lambda s, i, j: _resolve(table, s, i, j))
     shot = jnp.arange(lanes, dtype=jnp.int32)
-    state = resolve(*restart(_take(balls, shot, n_shots), _take(shots, shot, n_shots)))
+    state = restart(_take(balls, shot, n_shots), _take(shots, shot, n_shots))
     # strong types: the loop's carry comes out of _lanes_run strongly typed, and a weak-typed
     # first stage would be a second signature, compiled again at the same lane count
     state = jax.tree_util.tree_map(lambda x: jax.lax.convert_element_type(x, x.dtype), state)
     out = jax.tree_util.tree_map(lambda x: jnp.zeros((n_shots,) + x.shape[1:], x.dtype),
-                                 jax.eval_shape(jax.vmap(_finish), state))
+                                 jax.eval_shape(jax.vmap(_finish), state.loop))
     return _Lanes(state, shot, jnp.asarray(lanes, jnp.int32), out, jnp.asarray(0, jnp.int32))
 
 
@@ -73,10 +74,10 @@ def _lanes_run(table, balls: BallState, shots: Shot, lanes: _Lanes, floor, max_e
     live (``floor`` 0: to the end). The lane count is the leading axis of ``lanes.state``."""
     n_shots = shots.phi.shape[0]
     restart = jax.vmap(lambda b, sh: _restart(table, b, sh, log_capacity))
-    advance = jax.vmap(lambda s: _advance(table, s, throw))
-    resolve = jax.vmap(lambda s, i, j: _resolve(table, s, i, j))
+    # each iteration re-solves a lane's pending candidates, then advances it to its next event
+    event = jax.vmap(lambda p: _Pending(*_advance(table, _resolve(table, *p), throw)))
     finish = jax.vmap(_finish)
-    running = jax.vmap(lambda s: _moving(s) & (s.n < max_events))
+    running = jax.vmap(lambda p: _moving(p.loop) & (p.loop.n < max_events))
 
     def cond(c: _Lanes):
         live = jnp.sum(c.shot < n_shots)
@@ -88,20 +89,19 @@ def _lanes_run(table, balls: BallState, shots: Shot, lanes: _Lanes, floor, max_e
         done = live & ~running(s)
         # a finished lane hands in its result and takes the next shot, in shot order
         slot = jnp.where(done, shot, n_shots)  # n_shots: out of range, dropped
-        out = jax.tree_util.tree_map(lambda o, r: o.at[slot].set(r, mode="drop"), out, finish(s))
+        out = jax.tree_util.tree_map(lambda o, r: o.at[slot].set(r, mode="drop"), out, finish(s.loop))
         new = jnp.where(done, nxt + jnp.cumsum(done, dtype=jnp.int32) - 1, shot)
         nxt = nxt + jnp.sum(done, dtype=jnp.int32)
-        fresh, fi, fj = restart(_take(balls, new, n_shots), _take(shots, new, n_shots))
-        moved, ai, aj = advance(s)
-        # one re-solve per lane either way: the struck ball of a new shot, or the event's balls
-        s2 = resolve(pick_lanes(done, fresh, moved), jnp.where(done, fi, ai), jnp.where(done, fj, aj))
+        fresh = restart(_take(balls, new, n_shots), _take(shots, new, n_shots))
+        # a lane that takes a new shot starts it with its struck ball's candidates pending
+        s2 = pick_lanes(done, fresh, event(s))
         return _Lanes(pick_lanes(live, s2, s), new, nxt, out, c.iterations + 1)
 
     return jax.lax.while_loop(cond, body, lanes)
 
 
 @jax.jit
-def _gather_lanes(state: _Loop, shot, idx, idle, n_shots):
+def _gather_lanes(state: _Pending, shot, idx, idle, n_shots):
     """Lanes ``idx`` (L',) of ``state``; ``idle`` (L',) marks the padding lanes (shot S)."""
     moved = jax.tree_util.tree_map(lambda x: x[idx], state)
     return moved, jnp.where(idle, n_shots, shot[idx]).astype(jnp.int32)

@@ -66,6 +66,18 @@ class _Loop(NamedTuple):
     pushed: jnp.ndarray  # (N,) bool: moved on with a pressing group, candidates not yet re-solved
 
 
+class _Pending(NamedTuple):
+    """The loop state with the candidates of balls ``i`` and ``j`` (() int32; j == i for one
+    ball) still to re-solve: the carry of a loop that re-solves at the top of each event
+    instead of the bottom. A stroke from rest starts as one (:func:`_restart`), so its
+    program holds the root solvers once, in the loop, with no second copy to solve the
+    start (the same operations in the same order)."""
+
+    loop: _Loop
+    i: jnp.ndarray
+    j: jnp.ndarray
+
+
 def _pair_row(balls: BallState, acc, trans_dt, i, table):
     """(N,) time from now until ball ``i`` first touches each other ball (+inf: never)."""
     p = balls.r - balls.r[i]
@@ -296,9 +308,9 @@ def _start(table, balls: BallState, shot: Shot, log_capacity: int) -> _Loop:
                  jnp.zeros(n_balls, bool))
 
 
-def _restart(table, balls: BallState, shot: Shot, log_capacity: int):
+def _restart(table, balls: BallState, shot: Shot, log_capacity: int) -> _Pending:
     """The loop state right after the strike on a layout at rest, with no candidate solved
-    yet, and the ball whose candidates :func:`_resolve` must solve (twice: the struck ball).
+    yet, pending the struck ball's (twice: ``i == j``), which :func:`_resolve` solves.
 
     On a layout at rest only the struck ball moves after the strike, so its pair row and
     geometry entry are the only finite candidates: resolving them gives exactly the state
@@ -311,7 +323,7 @@ def _restart(table, balls: BallState, shot: Shot, log_capacity: int):
     s = _Loop(jnp.asarray(0.0), struck_balls, jnp.full((n_balls, n_balls), INF), geo, log, summary, zone,
               jnp.asarray(0, jnp.int32), jnp.zeros(n_balls, bool))
     cue = jnp.asarray(shot.cue_ball, jnp.int32)
-    return s, cue, cue
+    return _Pending(s, cue, cue)
 
 
 def _moving(s: _Loop):
@@ -390,10 +402,9 @@ def _resolve(table, s: _Loop, i, j) -> _Loop:
     b = s.balls
     acc = linear_acceleration(b, table)
     trans_dt = transition_times(b, table)
-    row_i = _pair_row(b, acc, trans_dt, i, table)
-    pair_t = _set_row(s.pair_t, i, s.t + row_i)
-    row_j = _pair_row(b, acc, trans_dt, j, table)
-    pair_t = _set_row(pair_t, j, s.t + row_j)
+    # both rows in one vmapped solve: one copy of the quartic solver in the program
+    rows = jax.vmap(lambda k: _pair_row(b, acc, trans_dt, k, table))(jnp.stack([i, j]))
+    pair_t = _set_row(_set_row(s.pair_t, i, s.t + rows[0]), j, s.t + rows[1])
     geo = _geometry_of(b, acc, trans_dt, jnp.stack([i, j]), s.t, table, s.geo)
     return s._replace(pair_t=pair_t, geo=geo)
 
@@ -405,7 +416,7 @@ def _finish(s: _Loop):
 
 
 def simulate_one(table, balls: BallState, shot: Shot, max_events: int = DEFAULT_MAX_EVENTS,
-                  log_capacity: int = DEFAULT_LOG_CAPACITY, throw: bool = True):
+                  log_capacity: int = DEFAULT_LOG_CAPACITY, throw: bool = True, at_rest: bool = False):
     """Strike ``shot`` on ``balls`` and run until everything rests (unjitted core).
 
     Args:
@@ -415,18 +426,26 @@ def simulate_one(table, balls: BallState, shot: Shot, max_events: int = DEFAULT_
       max_events: event cap; reaching it with balls moving sets ``log.truncated``.
       log_capacity: events kept in the log (the summary is exact regardless).
       throw: ball–ball friction on (cut- and spin-induced throw) or off.
+      at_rest: (static) the caller guarantees that every ball of ``balls`` rests
+        (stationary, pocketed or off the table), as at every stroke of a game. The start
+        then solves the struck ball's candidates alone, inside the loop: the same bytes,
+        with one copy of the root solvers in the program instead of two (a shorter
+        compile). On a layout with a moving ball the result would be wrong.
 
     Returns:
       (final BallState, EventLog, ShotSummary).
     """
+    if at_rest:
+        return _finish(_settle(table, max_events, throw, True)(_restart(table, balls, shot, log_capacity)).loop)
     state = _start(table, balls, shot, log_capacity)
     return _finish(_settle(table, max_events, throw)(state))
 
 
 @lru_cache(maxsize=None)
-def _settle(table, max_events: int, throw: bool):
-    """The event loop from a started :class:`_Loop` to rest or the cap, as a function of
-    the loop state, with its own batching rule (``jax.custom_batching.custom_vmap``).
+def _settle(table, max_events: int, throw: bool, pending: bool = False):
+    """The event loop from a started :class:`_Loop` (``pending``: a :class:`_Pending`) to
+    rest or the cap, as a function of the loop state, with its own batching rule
+    (``jax.custom_batching.custom_vmap``).
 
     Under ``vmap`` JAX batches a ``while_loop`` by re-batching its body until it knows which
     parts of the carry are batched, and each of those passes re-batches the root solvers'
@@ -438,10 +457,13 @@ def _settle(table, max_events: int, throw: bool):
     run times unchanged within their spread.
     """
 
-    def running(s: _Loop):
+    def running(s):
+        s = s.loop if pending else s  # re-solving changes neither the balls nor the count
         return _moving(s) & (s.n < max_events)
 
-    def body(s: _Loop):
+    def body(s):
+        if pending:
+            return _Pending(*_advance(table, _resolve(table, *s), throw))
         return _resolve(table, *_advance(table, s, throw))
 
     @jax.custom_batching.custom_vmap

@@ -22,7 +22,7 @@ from cuegym.physics import (
 )
 from cuegym.physics.racks import pyramid_rack, random_positions
 from cuegym.physics.refill import simulate_lanes
-from cuegym.physics.simulate import DEFAULT_LOG_CAPACITY, DEFAULT_MAX_EVENTS
+from cuegym.physics.simulate import DEFAULT_LOG_CAPACITY, DEFAULT_MAX_EVENTS, simulate_one
 
 
 def seeded_batch(seed, batch, n_balls, table_name="pyramid-12ft"):
@@ -85,6 +85,19 @@ def test_full_rack_batch_equals_shots_alone():
     for i in range(16):
         one = jax.tree_util.tree_map(lambda x, i=i: x[i], (balls, shots))
         assert digest(jax.tree_util.tree_map(lambda x, i=i: x[i], out_b)) == digest(simulate(table, *one))
+
+
+def test_a_stroke_from_rest_solved_inside_the_loop_is_the_same_bytes():
+    """simulate_one(at_rest=True), as the games play every stroke, solves the struck ball's
+    candidates at the top of the loop's first event instead of every candidate before the
+    loop: the sixteen breaks, results and full logs, are the bytes of simulate_batch's."""
+    table = get_table("pyramid-12ft")
+    balls, shots = full_rack_breaks()
+    expected = simulate_batch(table, balls, shots)
+    from_rest = jax.jit(jax.vmap(lambda b, s: simulate_one(table, b, s, DEFAULT_MAX_EVENTS, DEFAULT_LOG_CAPACITY,
+                                                           True, at_rest=True)))(balls, shots)
+    assert int(jnp.max(expected[1].count)) > 50  # breaks: long chains of events, all compared
+    assert digest(from_rest) == digest(expected)
 
 
 def test_lanes_that_refill_give_each_shot_its_own_bytes():
