@@ -47,6 +47,7 @@ LAYOUT_SHARE = {"random": 0.25, "cluster": 0.25, "frozen": 0.2, "jaws": 0.15, "r
 OVERLAP_TOL = 1e-6  # m
 ESCAPE_TOL = 1e-6  # m
 ENERGY_TOL = (1e-9, 1e-12)  # a rise counts when over both: relative to the energy before, and in J
+MAX_LISTED = 500  # violating shots listed in the report ("violating"), each with what replays it
 CHECKS = ("overlap", "escape", "nan", "truncated", "not_at_rest", "unaccounted",
           "event_overlap", "event_escape", "energy_rise", "event_nan")
 
@@ -106,7 +107,8 @@ class Report:
                   "sample_every": args.sample, "thresholds": {"overlap_m": OVERLAP_TOL, "escape_m": ESCAPE_TOL,
                                                               "energy_rel_and_J": list(ENERGY_TOL)},
                   "shots": 0, "sampled": 0, "sim_s": 0.0, "elapsed_s": 0.0,
-                  "violations": dict.fromkeys(CHECKS, 0), "worst": {}, "by_group": {}, "by_stroke": {}, "events": {}}
+                  "violations": dict.fromkeys(CHECKS, 0), "worst": {}, "violating": [], "by_group": {}, "by_stroke": {},
+                  "events": {}}
         self.counts = {}
 
     def add(self, table_name, groups, stroke, values, violate, replay, counts, sampled):
@@ -131,6 +133,10 @@ class Report:
             for i in idx[bad]:
                 d["by_group"][str(groups[i])]["violations"][c] += 1
                 d["by_stroke"][STROKES[int(stroke[i])]]["violations"][c] += 1
+                if len(d["violating"]) < MAX_LISTED:  # each replayable with --shot
+                    r = replay(int(i))
+                    d["violating"].append({"check": c, "shot": f'{r["table"]}:{r["chunk_kind"]}:{r["chunk"]}:{r["index"]}',
+                                           "layout": r["layout"], "stroke": r["stroke"], "events": r["events"]})
             if len(v) == 0:
                 continue
             k = int(np.argmax(bad)) if v.dtype == bool else int(np.argmax(v))

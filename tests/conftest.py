@@ -14,12 +14,12 @@ import pytest
 MAP_BUDGET = 30_000
 
 # The suite's time is mostly XLA compiling its programs (about 70 % in a profiled run). It
-# compiles them with LLVM's optimisation level 1 and XLA's older loop emitters instead of
-# the fusion emitters: the same operations in the same order, so the same bytes (the golden
-# rollout hashes, written with the defaults, check it), at about half the compile time and
-# a slower run of large batches (docs/determinism.md, "The test suite's compiler flags").
+# compiles them without LLVM's optimisation passes (level 0) and with XLA's older loop emitters
+# instead of the fusion emitters: the same operations in the same order, so the same bytes (the
+# golden rollout hashes, written with the defaults, check it), at under half the compile time
+# and a slower run of large batches (docs/determinism.md, "The test suite's compiler flags").
 # CUEGYM_TEST_XLA_FLAGS replaces them ("" for XLA's defaults).
-TEST_XLA_FLAGS = "--xla_backend_optimization_level=1 --xla_cpu_use_fusion_emitters=false"
+TEST_XLA_FLAGS = "--xla_backend_optimization_level=0 --xla_cpu_use_fusion_emitters=false"
 os.environ["XLA_FLAGS"] = " ".join(
     f for f in (os.environ.get("XLA_FLAGS", ""), os.environ.get("CUEGYM_TEST_XLA_FLAGS", TEST_XLA_FLAGS)) if f)
 

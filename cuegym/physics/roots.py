@@ -85,7 +85,13 @@ def first_descending_root_quadratic(c0, c1, c2, horizon):
 
     def ok(r):
         slope = c1 + 2.0 * c2 * r
-        return real & jnp.isfinite(r) & (r >= 0) & (r <= horizon) & (slope < 0)
+        # a root at the present instant (g(0) = 0 exactly) is a contact only with a real
+        # approach, as for ``touching``: a real approach speed or a real acceleration into
+        # the line. A ball rolling along a throat wall at rounding-level slope (1e-18 m/s)
+        # was otherwise met at once, again and again, by a cushion impulse too small to
+        # change it (a fuzzed shot that ran to the event cap).
+        now = (r > 0) | (slope < -APPROACH_EPS) | (c2 < -APPROACH_EPS)
+        return real & jnp.isfinite(r) & (r >= 0) & (r <= horizon) & (slope < 0) & now
 
     t = jnp.minimum(jnp.where(ok(r1), r1, INF), jnp.where(ok(r2), r2, INF))
     touching = (c0 <= 0) & (c1 < -APPROACH_EPS)

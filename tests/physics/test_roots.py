@@ -102,6 +102,18 @@ def test_quadratic_descending_root():
     assert np.isinf(float(first_descending_root_quadratic(jnp.asarray(1.0), jnp.asarray(1.0), jnp.asarray(0.0), jnp.asarray(10.0))))
 
 
+def test_a_line_touched_now_is_met_only_on_a_real_approach():
+    """g(0) = 0 exactly: a contact now needs a real approach (slope below -APPROACH_EPS) or a
+    real acceleration into the line; at rounding level (the fuzzed ball along a throat wall:
+    slope -1.7e-18, curvature +6.9e-18) there is none, and the next crossing is sought."""
+    q = lambda c1, c2: float(first_descending_root_quadratic(jnp.asarray(0.0), jnp.asarray(c1), jnp.asarray(c2), jnp.asarray(10.0)))  # noqa: E731
+    assert np.isinf(q(-1.734723475976807e-18, 6.938893903907228e-18))
+    assert np.isinf(q(-1e-18, 0.0))
+    assert q(-1e-3, 0.5) == 0.0  # approaching
+    assert q(-1e-18, -0.05) == 0.0  # curving into the line
+    assert np.isinf(q(1e-3, 0.5))  # leaving
+
+
 def test_loop_and_unrolled_newton_steps_give_the_same_bytes(monkeypatch):
     """roots.iteration_mode: the fixed-count Newton steps as one loop or inlined compute the
     same operations in the same order, so the contact times are bit for bit the same (random
