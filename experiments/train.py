@@ -46,6 +46,7 @@ import numpy as np
 import torch
 from gymnasium import spaces
 from stable_baselines3 import PPO, SAC
+from stable_baselines3.common import logger as sb3_logger
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv
@@ -468,6 +469,9 @@ def _train(cfg: Config) -> dict:
     base = evaluate(random_policy(env.action_space, cfg.eval_seed))
     record["baseline"] = {"policy": "uniform random action", **base}
     model = make_model(cfg, env)
+    # SB3's own logger writes nothing here (verbose 0, our progress lines instead); set, so
+    # that learn() does not make an empty SB3-<date> folder in the system's temp folder
+    model.set_logger(sb3_logger.configure(str(out), []))
     if cfg.init is not None:  # warm start (e.g. a curriculum): the weights only, this run's hyperparameters
         model.set_parameters(cfg.init, exact_match=True, device="cpu")
     cb = _callback(cfg, evaluate, record, t_start)

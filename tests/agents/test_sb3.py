@@ -19,6 +19,7 @@ import pytest
 sb3 = pytest.importorskip("stable_baselines3")  # installed by scripts/test.sh: CI runs these
 
 import torch  # noqa: E402
+from stable_baselines3.common import logger as sb3_logger  # noqa: E402
 from stable_baselines3.common.evaluation import evaluate_policy  # noqa: E402
 from stable_baselines3.common.monitor import Monitor  # noqa: E402
 
@@ -73,10 +74,11 @@ def one_torch_thread():
     ("SAC", AS, "flatten"),
     ("PPO", GOLF, "flatten"),
 ])
-def test_learner_trains_1000_steps_and_evaluates(algo, env_id, mode):
+def test_learner_trains_1000_steps_and_evaluates(algo, env_id, mode, tmp_path):
     steps, high = (SNOOKER_STEPS, SNOOKER_HIGH) if env_id in (SN, AS) else (STEPS, SHOT_HIGH)
     env = Rewards(make_sb3_env(env_id, mode=mode, shot_high=high))
     model = learner(algo, env)
+    model.set_logger(sb3_logger.configure(str(tmp_path), []))  # no SB3-<date> folder in /tmp
     model.learn(total_timesteps=steps)
     r = np.asarray(env.rewards)
     assert len(r) == steps and np.all(np.isfinite(r))
