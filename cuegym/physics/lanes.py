@@ -12,7 +12,7 @@ root solvers once (in :func:`event`), not also in :func:`start`.
 from __future__ import annotations
 
 from cuegym.physics.balls import BallState
-from cuegym.physics.simulate import _advance, _finish, _moving, _Pending, _resolve, _restart
+from cuegym.physics.simulate import _event, _finish, _Pending, _restart, _running
 from cuegym.physics.strike import Shot
 
 Lane = _Pending
@@ -29,12 +29,12 @@ def start(table, balls: BallState, shot: Shot, log_capacity: int) -> Lane:
 def event(table, lane: Lane, throw: bool = True) -> Lane:
     """``lane``'s pending candidates re-solved, then the lane moved to its next event and the
     event applied (its balls' candidates pending)."""
-    return Lane(*_advance(table, _resolve(table, *lane), throw))
+    return _event(table, lane, throw)
 
 
 def running(lane: Lane, max_events: int):
     """() bool: a ball still moves and the lane has run fewer than ``max_events`` events."""
-    return _moving(lane.loop) & (lane.loop.n < max_events)
+    return _running(lane.loop, max_events)
 
 
 def result(lane: Lane):

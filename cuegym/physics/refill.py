@@ -19,12 +19,11 @@ from cuegym.physics.balls import POCKETED, STATIONARY, BallState
 from cuegym.physics.simulate import (
     DEFAULT_LOG_CAPACITY,
     DEFAULT_MAX_EVENTS,
-    _advance,
+    _event,
     _finish,
-    _moving,
     _Pending,
-    _resolve,
     _restart,
+    _running,
 )
 from cuegym.physics.strike import Shot
 from cuegym.physics.vec import pick_lanes
@@ -75,9 +74,9 @@ def _lanes_run(table, balls: BallState, shots: Shot, lanes: _Lanes, floor, max_e
     n_shots = shots.phi.shape[0]
     restart = jax.vmap(lambda b, sh: _restart(table, b, sh, log_capacity))
     # each iteration re-solves a lane's pending candidates, then advances it to its next event
-    event = jax.vmap(lambda p: _Pending(*_advance(table, _resolve(table, *p), throw)))
+    event = jax.vmap(lambda p: _event(table, p, throw))
     finish = jax.vmap(_finish)
-    running = jax.vmap(lambda p: _moving(p.loop) & (p.loop.n < max_events))
+    running = jax.vmap(lambda p: _running(p.loop, max_events))
 
     def cond(c: _Lanes):
         live = jnp.sum(c.shot < n_shots)

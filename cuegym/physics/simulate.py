@@ -330,6 +330,18 @@ def _moving(s: _Loop):
     return jnp.any(s.balls.moving)
 
 
+def _running(s: _Loop, max_events: int):
+    """() bool: a ball still moves and fewer than ``max_events`` events have run."""
+    return _moving(s) & (s.n < max_events)
+
+
+def _event(table, p: _Pending, throw: bool) -> _Pending:
+    """``p``'s pending candidates re-solved, then the loop moved to its next event and the
+    event applied (its balls' candidates pending): one iteration of a loop that re-solves
+    at the top."""
+    return _Pending(*_advance(table, _resolve(table, *p), throw))
+
+
 def _advance(table, s: _Loop, throw: bool):
     """Move every ball to the next event and apply it (the event is logged and summarised).
 
@@ -458,13 +470,11 @@ def _settle(table, max_events: int, throw: bool, pending: bool = False):
     """
 
     def running(s):
-        s = s.loop if pending else s  # re-solving changes neither the balls nor the count
-        return _moving(s) & (s.n < max_events)
+        # re-solving changes neither the balls nor the count: a pending state is judged as is
+        return _running(s.loop if pending else s, max_events)
 
     def body(s):
-        if pending:
-            return _Pending(*_advance(table, _resolve(table, *s), throw))
-        return _resolve(table, *_advance(table, s, throw))
+        return _event(table, s, throw) if pending else _resolve(table, *_advance(table, s, throw))
 
     @jax.custom_batching.custom_vmap
     def settle(s: _Loop) -> _Loop:
