@@ -21,7 +21,7 @@ import jax.numpy as jnp
 
 from cuegym.physics.balls import AIRBORNE, ROLLING, SLIDING, BallState
 from cuegym.physics.motion import rolling_spin, settle, slip_velocity
-from cuegym.physics.resting import held_by_cluster, supported
+from cuegym.physics.resting import held_by_cluster, held_neighbour, supported
 from cuegym.physics.vec import dot
 
 SUSTAINED_SPEED = 0.005  # m/s
@@ -86,7 +86,10 @@ def ball_ball(balls: BallState, i, j, table, throw=True) -> BallState:
     # a ball on the bed and a ball in the air above it in sustained contact (resting.py)
     on_bed = sustained & (grounded_i != grounded_j)
     lower = jnp.where(grounded_i, i, j)
-    held = held_by_cluster(balls, lower, jnp.where(grounded_i, -n[:2], n[:2]), R)
+    # each ball held at rest by a neighbour at rest on the side the other pushes it towards
+    held_i = held_by_cluster(balls, i, -n[:2], R)
+    held_j = held_by_cluster(balls, j, n[:2], R)
+    held = jnp.where(grounded_i, held_i, held_j)
     # the balls moving on with the pair's grounded balls (a ball in the air has no links, so
     # with one in the pair these are the lower ball's group)
     group = pressing_group(balls, i, j, R)
@@ -100,7 +103,8 @@ def ball_ball(balls: BallState, i, j, table, throw=True) -> BallState:
     low_i = lambda low, own: jnp.where(grounded_i, low, own)  # noqa: E731
     low_j = lambda low, own: jnp.where(grounded_i, own, low)  # noqa: E731
     rolled = (low_i(v_low, rolled[0]), low_i(w_low, rolled[1]), low_j(v_low, rolled[2]), low_j(w_low, rolled[3]))
-    svi, swi, svj, swj = supported(*rolled, n, grounded_i, held, R, 1.0 / size)
+    against = held_neighbour(balls, lower, jnp.where(grounded_i, -n[:2], n[:2]), R)
+    svi, swi, svj, swj = supported(*rolled, n, grounded_i, held, R, 1.0 / size, against)
     v_carried = jnp.where(grounded_i, svi, svj)
     vi = jnp.where(on_bed, svi, vi)
     wi = jnp.where(on_bed, swi, wi)
@@ -123,7 +127,9 @@ def ball_ball(balls: BallState, i, j, table, throw=True) -> BallState:
     )
     # the balls moving on with the pair: every ball joined to it through touching balls
     # that roll or slide together (the pair alone unless it is part of a chain)
-    extra = group & pressing & ~creeping
+    # a grounded ball driven slowly into a ball held at rest rolls on along it (rule 6)
+    against_held = sustained & both_grounded & (held_i != held_j)
+    extra = group & pressing & ~creeping & ~against_held
     v_mean = group_mean(rvi + rvj, rolled_all[0], extra) * (1.0 / (2.0 + jnp.sum(extra)))
     w_mean_i = jnp.concatenate([rolling_spin(v_mean[:2], R), balls.w[i, 2:]])
     w_mean_j = jnp.concatenate([rolling_spin(v_mean[:2], R), balls.w[j, 2:]])
@@ -136,6 +142,12 @@ def ball_ball(balls: BallState, i, j, table, throw=True) -> BallState:
     vj = jnp.where(creeping, 0.0, vj)
     wi = jnp.where(creeping, rest(balls.w[i]), wi)
     wj = jnp.where(creeping, rest(balls.w[j]), wj)
+    vi_h, wi_h = _along_held(rvi, rwi, n, R)
+    vj_h, wj_h = _along_held(rvj, rwj, -n, R)
+    vi = jnp.where(against_held, jnp.where(held_i, balls.v[i], vi_h), vi)
+    wi = jnp.where(against_held, jnp.where(held_i, balls.w[i], wi_h), wi)
+    vj = jnp.where(against_held, jnp.where(held_j, balls.v[j], vj_h), vj)
+    wj = jnp.where(against_held, jnp.where(held_j, balls.w[j], wj_h), wj)
     # the balls beyond the pair that move on: a pressing group, or the group carrying a push
     moved = extra | carried
     v_group = jnp.where(pressing, v_mean, v_carried)
@@ -155,6 +167,18 @@ def ball_ball(balls: BallState, i, j, table, throw=True) -> BallState:
     changed = moved | (ids == i) | (ids == j)
     return balls._replace(v=jnp.where(changed[:, None], settled.v, balls.v),
                           state=jnp.where(changed, settled.state, balls.state))
+
+
+def _along_held(v, w, n, R):
+    """A rolling ball (velocity (3,) [m/s], rolling spin (3,) [rad/s]) driven into a held ball
+    along ``n`` (3,), the unit vector from its centre to the held ball's; ``R`` radius [m].
+
+    The held ball takes the approach, as a cushion would: the ball keeps the velocity's part
+    along the held ball and rolls with it. That is the limit of the series the impulses
+    would give: each leaves the ball's spin still rolling it inward, and the cloth turns 2/7
+    of the lost approach back into it, a contact each time (docs/physics.md, rule 6)."""
+    v_xy = v[:2] - jnp.maximum(dot(v[:2], n[:2]), 0.0) * n[:2]
+    return v.at[:2].set(v_xy), jnp.concatenate([rolling_spin(v_xy, R), w[2:]])
 
 
 def pressing_group(balls: BallState, i, j, R):

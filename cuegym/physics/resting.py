@@ -14,6 +14,7 @@ docs/physics.md ("Clusters, sustained contact and event storms").
 
 from __future__ import annotations
 
+import jax
 import jax.numpy as jnp
 
 from cuegym.physics.balls import SPINNING, STATIONARY, BallState
@@ -25,7 +26,7 @@ from cuegym.physics.vec import dot
 CONTACT_DEPTH = 1e-7
 
 
-def supported(vi, wi, vj, wj, n, grounded_i, held, R, share=1.0):
+def supported(vi, wi, vj, wj, n, grounded_i, held, R, share=1.0, against=None):
     """Velocities and spins ((3,) each, [m/s], [rad/s]) of balls i and j after a sustained
     contact between a ball on the bed and a ball in the air above it, along ``n`` (3,) from
     i to j; ``grounded_i`` () bool: i is the one on the bed; ``held`` () bool: that ball
@@ -45,16 +46,29 @@ def supported(vi, wi, vj, wj, n, grounded_i, held, R, share=1.0):
     part and the cloth to slow the pushed ball while it slides: the pair would part more
     slowly than it met, and a ball in the air resting on a ball would settle onto it through
     an endless series of ever smaller contacts.
+
+    ``against`` (optional): ((2,) unit vector, () bool) from :func:`held_neighbour`: the
+    ball on the bed is driven into a touching ball held at rest along that vector. It then
+    moves only along that ball, so it takes the push's part across the vector, and k counts
+    only that part (5/7 of |n_xy|^2 - (n_xy . h)^2): the held ball's reaction does no work
+    and the impulse still keeps the energy. Pushed into it and stopped by rule 6 instead, the
+    bed ball would lose its share of every microcollision and the train would collapse.
     """
     approach = dot(vi - vj, n)
     # the bed ball's response to a push, per a free ball's; a group of g balls moving as
     # one has g times the mass
     rolls = jnp.where(held, 0.0, 5.0 / 7.0) * share
     k_bed = rolls * (1.0 - n[2] * n[2])
+    push_xy = n[:2]
+    if against is not None:
+        h, engaged = against
+        across = n[:2] - (n[0] * h[0] + n[1] * h[1]) * h
+        push_xy = jnp.where(engaged, across, push_xy)
+        k_bed = jnp.where(engaged, rolls * (n[0] * across[0] + n[1] * across[1]), k_bed)
     j = jnp.maximum(2.0 * approach / (1.0 + k_bed), 0.0)  # impulse / m
 
     def on_bed(v, w, sign):
-        v_xy = v[:2] + sign * rolls * j * n[:2]
+        v_xy = v[:2] + sign * rolls * j * push_xy
         return jnp.concatenate([v_xy, jnp.zeros(1)]), jnp.concatenate([rolling_spin(v_xy, R), w[2:]])
 
     def in_air(v, w, sign):
@@ -85,3 +99,19 @@ def held_by_cluster(balls: BallState, k, push_xy, R):
     toward = (d[:, 0] * push_xy[0] + d[:, 1] * push_xy[1]) > 0
     others = jnp.arange(balls.r.shape[0]) != k
     return at_rest[k] & jnp.any(at_rest & near & toward & others)
+
+
+def held_neighbour(balls: BallState, k, push_xy, R):
+    """((2,), () bool): the horizontal unit vector from ball ``k`` to a touching ball (within
+    :data:`CONTACT_DEPTH`) that is held at rest (:func:`held_by_cluster`) in the direction
+    ``push_xy`` (2,) drives ``k`` into it, the most nearly head-on one; and whether there is
+    one. ``R`` ball radius [m]."""
+    d = balls.r[:, :2] - balls.r[k, :2]
+    dist2 = dot(d, d)
+    h = d * (1.0 / jnp.sqrt(jnp.where(dist2 > 0, dist2, 1.0)))[:, None]
+    into = h[:, 0] * push_xy[0] + h[:, 1] * push_xy[1]
+    backed = jax.vmap(lambda m, hm: held_by_cluster(balls, m, hm, R))(jnp.arange(d.shape[0]), h)
+    near = dist2 <= (2.0 * R + CONTACT_DEPTH) ** 2
+    candidate = near & (into > 0) & backed & (jnp.arange(d.shape[0]) != k)
+    best = jnp.argmax(jnp.where(candidate, into, -jnp.inf))
+    return h[best], jnp.any(candidate)

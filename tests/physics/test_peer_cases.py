@@ -24,6 +24,7 @@ from cuegym.physics import (
     POCKETED,
     ROLLING,
     SLIDING,
+    SPINNING,
     STATIONARY,
     BallState,
     Shot,
@@ -135,6 +136,34 @@ THROAT = dict(xy=(0.0022229315711980967, 0.006754887425031076), v=(-0.0133346158
               w=(0.3921945849676529, -0.39219458496765286, -0.21806026431629977))
 case("fuzz_along_a_throat_wall", [IDLE, THROAT["xy"]], moving={1: (np.array(THROAT["v"]), ROLLING)},
      spin={1: np.array(THROAT["w"])})
+
+# rule 6 (docs/physics.md): a ball rolling slowly into a ball held at rest by a ball at rest
+# behind it, mostly along it (1 mm/s into it, 2 cm/s along it)
+HELD_N = np.array([math.cos(math.pi / 6), math.sin(math.pi / 6)])  # from the rolling ball to the held one
+HELD_T = np.array([-HELD_N[1], HELD_N[0]])
+HELD_V = 0.02 * HELD_T + 0.001 * HELD_N
+case("fuzz_rolling_into_a_held_ball", [IDLE, (0.8, 1.0) - FALL * HELD_N, (0.8, 1.0), (0.8 + FALL, 1.0)],
+     moving={1: rolling(*HELD_V)})
+
+# found by the fuzzer (pool-9ft, seed 4, mixed chunk 0, index 11905), scaled to this table's
+# balls: a ball in the air, spinning at 140 rad/s, resting on a ball that rolls along a ball
+# held at rest by a ball at rest (rules 5 and 6); cut at the event cap before, the air ball's
+# microcollisions passing their push into the held ball and losing it
+_POOL_R = 0.028575
+_AIR = {  # ball: (state, r, v, w) in the fuzz run, after its 13th event
+    1: (AIRBORNE, (0.18158975679693082, 2.423276381983016, 0.0502305380412406),
+        (-0.5246124079274506, 0.004043055507139855, 0.15239873994498176),
+        (116.12751046811184, -70.6003839601037, -71.63004291695539)),
+    2: (SPINNING, (0.13935908842856465, 2.2894592369707567, 0.0), (0.0, 0.0, 0.0), (0.0, 0.0, -0.06442770526801199)),
+    3: (SPINNING, (0.15303348693388105, 2.3449491759283556, 0.0), (0.0, 0.0, 0.0), (0.0, 0.0, 0.3029029211384373)),
+    4: (ROLLING, (0.16670763233884178, 2.4004391772569242, 0.0),
+        (-0.01962571321949382, 0.004836282210765001, 0.0),
+        (-0.1692487212866142, -0.6868141109184188, 0.42394192011541987)),
+}
+_AIR_XYZ = {k: (np.array(r) - np.array(_AIR[3][1])) * (R / _POOL_R) + np.array([0.8, 1.0, 0.0]) for k, (_, r, _, _) in _AIR.items()}
+case("fuzz_airborne_on_a_ball_along_a_held_ball", [IDLE] + [tuple(_AIR_XYZ[k][:2]) for k in (1, 2, 3, 4)],
+     moving={k: (np.array(v), st) for k, (st, _, v, _) in _AIR.items()}, z={1: _AIR_XYZ[1][2]},
+     spin={k: np.array(w) * (_POOL_R / R) for k, (_, _, _, w) in _AIR.items()})
 
 NAMES = list(CASES)
 
@@ -469,3 +498,43 @@ def test_fuzz_rolling_along_a_throat_wall_is_not_met_again_and_again(runs):
     assert n < 20 and not bool(log.truncated)
     assert not any(int(k) == ev.JAW and int(b) == 1 for k, b in zip(log.kind[:n], log.ball[:n]))
     assert final.state[1] == STATIONARY
+
+
+def test_fuzz_rolling_into_a_held_ball_rolls_on_along_it(runs):
+    """Rule 6: a ball rolling at 1 mm/s into a ball held at rest by a ball at rest behind it
+    meets it once, then rolls on with the part of its velocity along it (closed form: the
+    rolling spin of that velocity, no slip) and stops after v^2 / (2 mu_r g); the held balls do
+    not move. Taken a contact at a time, the held ball passed the approach on and the spin
+    still rolled the ball into it: 2/7 of the approach came back, a series of contacts."""
+    balls, final, log, _, _ = runs[0]["fuzz_rolling_into_a_held_ball"]
+    check_sound(runs[0], "fuzz_rolling_into_a_held_ball")
+    contacts = ball_events(log)
+    assert [(i, j) for _, i, j, _, _ in contacts] == [(1, 2)]
+    t, _, _, v1, v2 = contacts[0]
+    assert t == 0.0
+    along = (HELD_V @ HELD_T) * HELD_T
+    np.testing.assert_allclose(v1[:2], along, rtol=0, atol=1e-15)
+    np.testing.assert_array_equal(v2, 0.0)
+    speed = float(np.linalg.norm(along))
+    stop = balls.r[1, :2] + HELD_T * speed**2 / (2 * MU_R * G)
+    np.testing.assert_allclose(final.r[1, :2], stop, rtol=0, atol=1e-9)
+    np.testing.assert_array_equal(final.r[2:4], balls.r[2:4])
+
+
+def test_fuzz_airborne_on_a_ball_along_a_held_ball(runs):
+    """A ball in the air resting on a ball that rolls along a held ball (the fuzz state,
+    scaled): each microcollision moves the lower ball only along the held ball, with the
+    elastic impulse of that constrained motion (resting.supported's ``against``), so the
+    train keeps its energy and the air ball rides over and lands. Pushed into the held ball
+    and stopped there by rule 6, the lower ball lost its share of every microcollision: the
+    train collapsed and the shot ran to the event cap (1,500 events, cut)."""
+    balls, final, log, _, _ = runs[0]["fuzz_airborne_on_a_ball_along_a_held_ball"]
+    check_sound(runs[0], "fuzz_airborne_on_a_ball_along_a_held_ball")
+    assert int(log.count) < 300
+    assert ball_events(log, ev.LAND), "the ball in the air comes down on the bed"
+    np.testing.assert_array_equal(final.r[2:4], balls.r[2:4])  # the held balls stay
+    pairs = [tuple(sorted((i, j))) for _, i, j, _, _ in ball_events(log)]
+    assert set(pairs) == {(1, 4), (3, 4)}
+    # the microcollisions do not drive the lower ball into the held one: it meets it only as
+    # its own roll curves it in (rule 6), once in many microcollisions
+    assert pairs.count((1, 4)) > 100 and pairs.count((3, 4)) * 10 <= pairs.count((1, 4))
