@@ -142,12 +142,13 @@ def ball_ball(balls: BallState, i, j, table, throw=True) -> BallState:
     vj = jnp.where(creeping, 0.0, vj)
     wi = jnp.where(creeping, rest(balls.w[i]), wi)
     wj = jnp.where(creeping, rest(balls.w[j]), wj)
-    vi_h, wi_h = _along_held(rvi, rwi, n, R)
-    vj_h, wj_h = _along_held(rvj, rwj, -n, R)
-    vi = jnp.where(against_held, jnp.where(held_i, balls.v[i], vi_h), vi)
-    wi = jnp.where(against_held, jnp.where(held_i, balls.w[i], wi_h), wi)
-    vj = jnp.where(against_held, jnp.where(held_j, balls.v[j], vj_h), vj)
-    wj = jnp.where(against_held, jnp.where(held_j, balls.w[j], wj_h), wj)
+    mover_i = held_j  # the ball driven into the held one
+    v_m, w_m = _along_held(balls, jnp.where(mover_i, i, j), jnp.where(mover_i, j, i),
+                           jnp.where(mover_i, rvi, rvj), jnp.where(mover_i, rwi, rwj), jnp.where(mover_i, n, -n), R)
+    vi = jnp.where(against_held, jnp.where(held_i, balls.v[i], v_m), vi)
+    wi = jnp.where(against_held, jnp.where(held_i, balls.w[i], w_m), wi)
+    vj = jnp.where(against_held, jnp.where(held_j, balls.v[j], v_m), vj)
+    wj = jnp.where(against_held, jnp.where(held_j, balls.w[j], w_m), wj)
     # the balls beyond the pair that move on: a pressing group, or the group carrying a push
     moved = extra | carried
     v_group = jnp.where(pressing, v_mean, v_carried)
@@ -169,16 +170,26 @@ def ball_ball(balls: BallState, i, j, table, throw=True) -> BallState:
                           state=jnp.where(changed, settled.state, balls.state))
 
 
-def _along_held(v, w, n, R):
-    """A rolling ball (velocity (3,) [m/s], rolling spin (3,) [rad/s]) driven into a held ball
-    along ``n`` (3,), the unit vector from its centre to the held ball's; ``R`` radius [m].
+def _along_held(balls: BallState, k, held, v, w, n, R):
+    """Velocity and spin ((3,) each, [m/s], [rad/s]) of ball ``k``, rolling at ``v`` with spin
+    ``w``, once driven into the ball ``held`` at rest along ``n`` (3,), the unit vector
+    between their centres; ``R`` radius [m].
 
     The held ball takes the approach, as a cushion would: the ball keeps the velocity's part
     along the held ball and rolls with it. That is the limit of the series the impulses
     would give: each leaves the ball's spin still rolling it inward, and the cloth turns 2/7
-    of the lost approach back into it, a contact each time (docs/physics.md, rule 6)."""
-    v_xy = v[:2] - jnp.maximum(dot(v[:2], n[:2]), 0.0) * n[:2]
-    return v.at[:2].set(v_xy), jnp.concatenate([rolling_spin(v_xy, R), w[2:]])
+    of the lost approach back into it, a contact each time (docs/physics.md, rule 6). If
+    that velocity drives it into a second held ball it touches, it takes the velocity
+    nearest its own that drives into neither (along the second, or none: wedged, it
+    stops); taken a contact at a time, the two would trade it back and forth in a
+    geometric series."""
+    n1 = n[:2]
+    v_xy = v[:2]
+    along1 = v_xy - jnp.maximum(dot(v_xy, n1), 0.0) * n1
+    n2, wedged = held_neighbour(balls, k, along1, R, exclude=held)
+    along2 = v_xy - jnp.maximum(dot(v_xy, n2), 0.0) * n2
+    out = jnp.where(wedged, jnp.where(dot(along2, n1) <= 0.0, along2, 0.0), along1)
+    return v.at[:2].set(out), jnp.concatenate([rolling_spin(out, R), w[2:]])
 
 
 def pressing_group(balls: BallState, i, j, R):

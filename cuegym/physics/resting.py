@@ -101,17 +101,18 @@ def held_by_cluster(balls: BallState, k, push_xy, R):
     return at_rest[k] & jnp.any(at_rest & near & toward & others)
 
 
-def held_neighbour(balls: BallState, k, push_xy, R):
+def held_neighbour(balls: BallState, k, push_xy, R, exclude=-1):
     """((2,), () bool): the horizontal unit vector from ball ``k`` to a touching ball (within
     :data:`CONTACT_DEPTH`) that is held at rest (:func:`held_by_cluster`) in the direction
-    ``push_xy`` (2,) drives ``k`` into it, the most nearly head-on one; and whether there is
-    one. ``R`` ball radius [m]."""
+    ``push_xy`` (2,) drives ``k`` into it, the most nearly head-on one, other than ball
+    ``exclude``; and whether there is one. ``R`` ball radius [m]."""
     d = balls.r[:, :2] - balls.r[k, :2]
     dist2 = dot(d, d)
     h = d * (1.0 / jnp.sqrt(jnp.where(dist2 > 0, dist2, 1.0)))[:, None]
     into = h[:, 0] * push_xy[0] + h[:, 1] * push_xy[1]
     backed = jax.vmap(lambda m, hm: held_by_cluster(balls, m, hm, R))(jnp.arange(d.shape[0]), h)
     near = dist2 <= (2.0 * R + CONTACT_DEPTH) ** 2
-    candidate = near & (into > 0) & backed & (jnp.arange(d.shape[0]) != k)
+    ids = jnp.arange(d.shape[0])
+    candidate = near & (into > 0) & backed & (ids != k) & (ids != exclude)
     best = jnp.argmax(jnp.where(candidate, into, -jnp.inf))
     return h[best], jnp.any(candidate)

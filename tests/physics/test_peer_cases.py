@@ -145,6 +145,18 @@ HELD_V = 0.02 * HELD_T + 0.001 * HELD_N
 case("fuzz_rolling_into_a_held_ball", [IDLE, (0.8, 1.0) - FALL * HELD_N, (0.8, 1.0), (0.8 + FALL, 1.0)],
      moving={1: rolling(*HELD_V)})
 
+# found by the fuzzer (snooker, seed 2, break 1980 of the 10^6 run): a ball rolling slowly
+# between two held balls on nearly opposite sides of it (the lines along them 10 degrees
+# apart), each held by a ball at rest behind it (ball 0, idle, is one of them)
+WEDGE_A, WEDGE_B = (math.radians(100.0), math.radians(-70.0))  # directions to the held balls
+_W = np.array([0.8, 1.0])
+_WA = _W + FALL * np.array([math.cos(WEDGE_A), math.sin(WEDGE_A)])
+_WB = _W + FALL * np.array([math.cos(WEDGE_B), math.sin(WEDGE_B)])
+case("fuzz_rolling_into_a_wedge_of_held_balls",
+     [_WB + FALL * np.array([math.cos(WEDGE_B), math.sin(WEDGE_B)]), _W, _WA, _WB,
+      _WA + FALL * np.array([math.cos(WEDGE_A), math.sin(WEDGE_A)])],
+     moving={1: rolling(0.003 * math.cos(math.radians(5.0)), 0.003 * math.sin(math.radians(5.0)))})
+
 # found by the fuzzer (pool-9ft, seed 4, mixed chunk 0, index 11905), scaled to this table's
 # balls: a ball in the air, spinning at 140 rad/s, resting on a ball that rolls along a ball
 # held at rest by a ball at rest (rules 5 and 6); cut at the event cap before, the air ball's
@@ -538,3 +550,16 @@ def test_fuzz_airborne_on_a_ball_along_a_held_ball(runs):
     # the microcollisions do not drive the lower ball into the held one: it meets it only as
     # its own roll curves it in (rule 6), once in many microcollisions
     assert pairs.count((1, 4)) > 100 and pairs.count((3, 4)) * 10 <= pairs.count((1, 4))
+
+
+def test_fuzz_rolling_into_a_wedge_of_held_balls_stops(runs):
+    """Rule 6 with two held balls: a ball rolling at 3 mm/s into one of two held balls on
+    nearly opposite sides of it has no velocity that drives into neither but rest, and stops
+    at its first contact; the held balls stay. Taken a held ball at a time, each took the
+    approach and turned the ball into the other, its speed falling by cos 10 degrees a
+    contact: 974 events (in the fuzz run's snooker break, to the event cap)."""
+    balls, final, log, _, _ = runs[0]["fuzz_rolling_into_a_wedge_of_held_balls"]
+    check_sound(runs[0], "fuzz_rolling_into_a_wedge_of_held_balls")
+    assert len(ball_events(log)) == 1
+    np.testing.assert_array_equal(final.r[:, :2], balls.r[:, :2])
+    assert final.state[1] == STATIONARY
