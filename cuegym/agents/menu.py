@@ -7,9 +7,10 @@ the decision into a choice among strokes that already aim right, so learning is 
 pot, at which pace and tip, and when to play safe. Candidates: the ``POTS`` best ghost-ball
 pots of :func:`cuegym.agents.baselines.ghost_plans` (every legal striker, ball on, pocket
 and, from hand, placement) at each of ``STYLES``, their aim corrected for throw
-(:func:`throw_corrected_aim`); then the ghost agent's own decision (its safety when no pot is
-on). Empty slots repeat the ghost's decision and are masked. Shapes: K = POTS x |STYLES| + 1
-candidates, F = ``NUM_FEATURES``. Specification: docs/training.md, "The shot menu".
+(:func:`throw_corrected_aim`); in the refereed games, thin safeties on the nearest object
+balls (:mod:`cuegym.agents.menu_safety`); then the ghost agent's own decision (its safety
+when no pot is on). Empty slots repeat the ghost's decision and are masked. Shapes:
+K = POTS x |STYLES| + 2 PAIRS + 1 candidates, F = ``NUM_FEATURES``. Specification: docs/training.md, "The shot menu".
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from cuegym.agents import geometry as G
-from cuegym.agents.baselines import ghost_decision, ghost_plans
+from cuegym.agents import menu_safety as S
+from cuegym.agents.baselines import ball_in_hand, ghost_decision, ghost_plans, refereed
 from cuegym.envs import functional as F
 from cuegym.envs.registry import GAMES
 from cuegym.physics import get_table
@@ -43,9 +45,9 @@ NUM_FEATURES = len(FEATURES)
 CLEARANCE_CAP = 4.0  # clearance is reported in ball diameters, capped
 
 
-def size(styles=STYLES, pots: int = POTS) -> int:
+def size(styles=STYLES, pots: int = POTS, pairs: int = S.PAIRS) -> int:
     """K, the number of candidates."""
-    return pots * len(styles) + 1
+    return pots * len(styles) + 2 * pairs + 1
 
 
 class Menu(NamedTuple):
@@ -188,7 +190,7 @@ def _clearance(xy, on, cue, obj, ghost, pocket, radius):
     return jnp.minimum(near / (2 * radius), CLEARANCE_CAP)
 
 
-def menu(env: F.FuncEnv, state: F.EnvState, styles=STYLES, pots: int = POTS) -> Menu:
+def menu(env: F.FuncEnv, state: F.EnvState, styles=STYLES, pots: int = POTS, pairs: int = S.PAIRS) -> Menu:
     """(traceable) The :class:`Menu` of ``state`` for the player to act."""
     spec = env.spec
     table = get_table(env.table)
@@ -243,6 +245,10 @@ def menu(env: F.FuncEnv, state: F.EnvState, styles=STYLES, pots: int = POTS) -> 
     ks = jnp.repeat(jnp.arange(pots), len(styles))
     st = jnp.tile(jnp.arange(len(styles)), pots)
     actions, feats, legal = jax.vmap(candidate)(ks, st)
+    s_actions, s_feats, s_legal = _safety_candidates(env, state, ghost, actions, pairs)
+    actions = {k: jnp.concatenate([v, s_actions[k].astype(v.dtype)], 0) for k, v in actions.items()}
+    feats = jnp.concatenate([feats, s_feats], 0)
+    legal = jnp.concatenate([legal, s_legal], 0)
     as_ghost = {k: jnp.broadcast_to(jnp.asarray(v), actions[k].shape[1:]).astype(actions[k].dtype)
                 for k, v in ghost.items()}
     actions = {k: jnp.where(_expand(legal, v), v, as_ghost[k][None]) for k, v in actions.items()}
@@ -253,6 +259,39 @@ def menu(env: F.FuncEnv, state: F.EnvState, styles=STYLES, pots: int = POTS) -> 
     feats = jnp.concatenate([feats, ghost_feats[None]], 0)
     legal = jnp.concatenate([legal, jnp.ones(1, bool)])
     return Menu(actions, feats, legal)
+
+
+def _safety_candidates(env, state, ghost, like, pairs):
+    """The 2 x ``pairs`` thin safeties (:func:`cuegym.agents.menu_safety.thin_safeties`) as
+    (actions, features (2 pairs, F), legal): in the refereed games only (a drill's stroke is
+    a pot or nothing); ``like`` the pots' actions, for the fields' dtypes."""
+    n = 2 * pairs
+    if not refereed(env):
+        blank = {k: jnp.zeros((n,) + v.shape[1:], v.dtype) for k, v in like.items()}
+        return blank, jnp.zeros((n, NUM_FEATURES), jnp.float32), jnp.zeros(n, bool)
+    spec = env.spec
+    scale = spec.length
+    sf = S.thin_safeties(env, state, pairs)
+    zeros = jnp.zeros(n)
+    actions = {
+        "shot": jnp.stack([sf.phi, sf.speed, zeros, zeros, zeros], -1),
+        "place": sf.spot,
+        "cue_ball": sf.s,
+        "ball": sf.j,
+        "pocket": jax.vmap(lambda p: G.nearest_pocket(env.table, p))(sf.object_end),
+        "choice": jnp.broadcast_to(ghost["choice"], (n,) + jnp.shape(ghost["choice"])),
+    }
+    on = jnp.where(ball_in_hand(state.game.phase), state.on.at[sf.s[0]].set(True), state.on)
+    xy = state.xy.at[sf.s].set(sf.spot)
+    clearance = jax.vmap(lambda s, j, g, e: _clearance(xy, on, s, j, g, e, spec.ball_radius))(
+        sf.s, sf.j, sf.ghost, sf.object_end)
+    moved = jnp.any(sf.spot != state.xy[sf.s], -1)
+    feats = jnp.stack([
+        sf.found, zeros, zeros, sf.cos_cut, sf.sin_cut, sf.d1 / scale, sf.d2 / scale, zeros, zeros,
+        clearance / CLEARANCE_CAP, zeros, zeros, sf.speed / 5.0, zeros, zeros, zeros, moved,
+        sf.spot[:, 0] / scale, sf.spot[:, 1] / scale,
+    ], -1).astype(jnp.float32)
+    return actions, feats, sf.found
 
 
 def _expand(mask, like):

@@ -131,3 +131,41 @@ def test_every_legal_candidate_is_a_legal_decision(task):
     assert np.all(cue_ok[live, :-1][legal[live, :-1]])
     assert not np.any(legal[live & ~strokes, :-1])
     assert np.any(legal[live & strokes, :-1])
+
+
+def test_thin_safeties_hit_their_ball_and_leave_the_striker_on_a_cushion():
+    """The menu's thin safeties (cuegym.agents.menu_safety), played noise-free in the
+    simulator on open Russian-pyramid tables: the struck ball meets the named object ball
+    first, and stops within two ball widths of a cushion (it is paced to stop one ball's
+    width short of it). A side whose striker would meet another ball is not offered."""
+    from cuegym.agents import menu_safety as S
+    from cuegym.physics.racks import random_positions
+    from cuegym.physics.tables import get_spec
+    from cuegym.rules import russian as ru
+
+    env = F.FuncEnv(task="russian-pyramid", noise=0.0)
+    spec = env.spec
+    off = ru.contact_offset(spec)
+
+    def play(key, xy, placed):
+        state = F.init(env, key)  # the opening (ball in hand), on an open table of random spots
+        state = state._replace(xy=xy, on=state.on & placed)
+        sf = S.thin_safeties(env, state)
+
+        def one(s, phi, speed, spot):
+            xy, on = state.xy.at[s].set(spot), state.on.at[s].set(True)
+            final, _, summ, _ = F.strike(env, key, s, jnp.stack([phi, speed, 0.0, 0.0, 0.0]), True, xy, on,
+                                         F.options(env))
+            p = final.r[s, :2]
+            return summ.first_contact, jnp.min(jnp.stack([p[0] - off, spec.width - off - p[0], p[1] - off,
+                                                          spec.length - off - p[1]]))
+
+        first, to_cushion = jax.vmap(one)(sf.s, sf.phi, sf.speed, sf.spot)
+        return sf.found & ~state.terminated, sf.j, first, to_cushion
+
+    keys = jax.random.split(jax.random.PRNGKey(5), 16)
+    xy, placed = jax.vmap(lambda k: random_positions(k, get_spec(env.table), env.n_balls))(keys)
+    found, j, first, to_cushion = map(np.asarray, jax.jit(jax.vmap(play))(keys, xy, placed))
+    assert found.sum() >= 20
+    np.testing.assert_array_equal(first[found], j[found])
+    assert np.mean(to_cushion[found] <= 4 * spec.ball_radius) >= 0.9
