@@ -36,8 +36,8 @@ from cuegym.physics import get_table
 __all__ = [
     "CARRY_MARGIN", "DRAW", "MAX_APPROACH", "MAX_CUT", "MAX_POT_SPEED", "MAX_SAFETY_SPEED", "MIN_HAND_DISTANCE",
     "MIN_HEAD_ON", "POCKET_CLEARANCE", "Pots", "americanka_pot_speed", "best_pot_score", "carry_speed",
-    "cushion_legs", "first_true", "hand_spots", "miss_speed", "nearest_pocket", "pocket_lines", "pot_speed", "pots",
-    "removal_choice", "safety", "segment_gap",
+    "contact_geometry", "cushion_legs", "first_true", "hand_spots", "miss_speed", "nearest_pocket", "pocket_lines",
+    "pot_speed", "pots", "removal_choice", "safety", "segment_gap",
 ]
 
 # Pots tried and the draw: the built-in ghost's (cuegym.envs.ghost, cuegym.envs.functional).
@@ -92,3 +92,15 @@ def first_true(mask):
     """() int32: the first True entry of ``mask`` (0 if none)."""
     return jnp.argmax(mask).astype(jnp.int32)
 
+
+
+def contact_geometry(striker_xy, object_xy, line, radius):
+    """The contact that sends the object ball at ``object_xy`` (2,) along ``line`` (2,) (unit:
+    the line of centres at contact) when struck by a ball from ``striker_xy`` (2,) in a
+    straight line, both of ``radius`` [m]: (ghost (2,) the striker's centre at contact,
+    d1 () [m] its path there, aim (2,) unit, cos_cut (), sin_cut () of the cut)."""
+    ghost = object_xy - 2 * radius * line
+    path = ghost - striker_xy
+    d1 = jnp.sqrt(jnp.sum(path**2))
+    aim = path / jnp.maximum(d1, 1e-12)
+    return ghost, d1, aim, jnp.dot(aim, line), aim[0] * line[1] - aim[1] * line[0]

@@ -218,12 +218,7 @@ def menu(env: F.FuncEnv, state: F.EnvState, styles=STYLES, pots: int = POTS, pai
         phi, throw, reaches, struck = throw_corrected_aim(table, r, xy[s], xy[j], u, speed, tip[style])
         dropped, sinks = travel(table, struck, d2)
         arrival = jnp.where(sinks, jnp.sqrt(jnp.sum(dropped.v[0, :2] ** 2)), 0.0)
-        ghost_xy = xy[j] - 2 * r * u
-        path = ghost_xy - xy[s]
-        d1 = jnp.sqrt(jnp.sum(path**2))
-        aim = path / jnp.maximum(d1, 1e-12)
-        cos_cut = jnp.dot(aim, u)
-        sin_cut = aim[0] * u[1] - aim[1] * u[0]
+        ghost_xy, d1, _, cos_cut, sin_cut = G.contact_geometry(xy[s], xy[j], u, r)
         moved = jnp.any(plans.spot[k] != state.xy[s])
         action = {
             "shot": jnp.stack([phi, speed, 0.0, tip[style], 0.0]),

@@ -103,12 +103,7 @@ def thin_safeties(env: F.FuncEnv, state: F.EnvState, pairs: int = PAIRS) -> Safe
         u = to_obj / jnp.maximum(jnp.sqrt(jnp.sum(to_obj**2)), 1e-12)
         c, sn = math.cos(THIN_CUT), math.sin(THIN_CUT) * turn
         n_c = jnp.stack([c * u[0] - sn * u[1], sn * u[0] + c * u[1]])  # line of centres
-        ghost = xy[j] - 2 * r * n_c
-        path = ghost - xy[s]
-        d1 = jnp.sqrt(jnp.sum(path**2))
-        aim = path / jnp.maximum(d1, 1e-12)
-        cos_cut = jnp.dot(aim, n_c)
-        sin_cut = aim[0] * n_c[1] - aim[1] * n_c[0]
+        ghost, d1, aim, cos_cut, sin_cut = G.contact_geometry(xy[s], xy[j], n_c, r)
         # a rolling ball leaves a cut with sin(cut) of its speed along the tangent and, once
         # its forward spin has rolled it out, 2/7 of cos(cut) of it along the line of centres
         after = (aim - cos_cut * n_c) + roll_on * cos_cut * n_c
