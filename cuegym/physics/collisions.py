@@ -103,7 +103,16 @@ def ball_ball(balls: BallState, i, j, table, throw=True) -> BallState:
     low_i = lambda low, own: jnp.where(grounded_i, low, own)  # noqa: E731
     low_j = lambda low, own: jnp.where(grounded_i, own, low)  # noqa: E731
     rolled = (low_i(v_low, rolled[0]), low_i(w_low, rolled[1]), low_j(v_low, rolled[2]), low_j(w_low, rolled[3]))
-    against = held_neighbour(balls, lower, jnp.where(grounded_i, -n[:2], n[:2]), R)
+    # rule 6's mover (both balls on the bed): the ball driven into the one held at rest
+    mover_i = held_j
+    mover, held_ball = jnp.where(mover_i, i, j), jnp.where(mover_i, j, i)
+    rv_m, rw_m, n_m = jnp.where(mover_i, rvi, rvj), jnp.where(mover_i, rwi, rwj), jnp.where(mover_i, n, -n)
+    along = _along(rv_m[:2], n_m[:2])
+    # the held ball a push drives a ball on the bed into: the lower ball's (rule 5) or the
+    # mover's second (rule 6); the two cases exclude each other, so one search serves both
+    against = held_neighbour(balls, jnp.where(on_bed, lower, mover),
+                             jnp.where(on_bed, jnp.where(grounded_i, -n[:2], n[:2]), along), R,
+                             exclude=jnp.where(on_bed, -1, held_ball))
     svi, swi, svj, swj = supported(*rolled, n, grounded_i, held, R, 1.0 / size, against)
     v_carried = jnp.where(grounded_i, svi, svj)
     vi = jnp.where(on_bed, svi, vi)
@@ -142,9 +151,7 @@ def ball_ball(balls: BallState, i, j, table, throw=True) -> BallState:
     vj = jnp.where(creeping, 0.0, vj)
     wi = jnp.where(creeping, rest(balls.w[i]), wi)
     wj = jnp.where(creeping, rest(balls.w[j]), wj)
-    mover_i = held_j  # the ball driven into the held one
-    v_m, w_m = _along_held(balls, jnp.where(mover_i, i, j), jnp.where(mover_i, j, i),
-                           jnp.where(mover_i, rvi, rvj), jnp.where(mover_i, rwi, rwj), jnp.where(mover_i, n, -n), R)
+    v_m, w_m = _along_held(rv_m, rw_m, n_m, along, against, R)
     vi = jnp.where(against_held, jnp.where(held_i, balls.v[i], v_m), vi)
     wi = jnp.where(against_held, jnp.where(held_i, balls.w[i], w_m), wi)
     vj = jnp.where(against_held, jnp.where(held_j, balls.v[j], v_m), vj)
@@ -170,25 +177,28 @@ def ball_ball(balls: BallState, i, j, table, throw=True) -> BallState:
                           state=jnp.where(changed, settled.state, balls.state))
 
 
-def _along_held(balls: BallState, k, held, v, w, n, R):
-    """Velocity and spin ((3,) each, [m/s], [rad/s]) of ball ``k``, rolling at ``v`` with spin
-    ``w``, once driven into the ball ``held`` at rest along ``n`` (3,), the unit vector
-    between their centres; ``R`` radius [m].
+def _along(v_xy, n_xy):
+    """(2,) the velocity ``v_xy`` without its part into the unit vector ``n_xy`` (2,)."""
+    return v_xy - jnp.maximum(dot(v_xy, n_xy), 0.0) * n_xy
+
+
+def _along_held(v, w, n, along, second, R):
+    """Velocity and spin ((3,) each, [m/s], [rad/s]) of a ball rolling at ``v`` with spin
+    ``w`` once driven into a ball held at rest along ``n`` (3,), the unit vector between their
+    centres; ``along`` (2,) its velocity without the part into that ball (:func:`_along`);
+    ``second`` ((2,), () bool) the next held ball it touches and ``along`` drives it into
+    (``resting.held_neighbour``); ``R`` radius [m].
 
     The held ball takes the approach, as a cushion would: the ball keeps the velocity's part
     along the held ball and rolls with it. That is the limit of the series the impulses
     would give: each leaves the ball's spin still rolling it inward, and the cloth turns 2/7
     of the lost approach back into it, a contact each time (docs/physics.md, rule 6). If
-    that velocity drives it into a second held ball it touches, it takes the velocity
-    nearest its own that drives into neither (along the second, or none: wedged, it
-    stops); taken a contact at a time, the two would trade it back and forth in a
-    geometric series."""
-    n1 = n[:2]
-    v_xy = v[:2]
-    along1 = v_xy - jnp.maximum(dot(v_xy, n1), 0.0) * n1
-    n2, wedged = held_neighbour(balls, k, along1, R, exclude=held)
-    along2 = v_xy - jnp.maximum(dot(v_xy, n2), 0.0) * n2
-    out = jnp.where(wedged, jnp.where(dot(along2, n1) <= 0.0, along2, 0.0), along1)
+    that velocity drives it into a second held ball, it takes the velocity nearest its own
+    that drives into neither (along the second, or none: wedged, it stops); taken a contact
+    at a time, the two would trade it back and forth in a geometric series."""
+    n2, wedged = second
+    along2 = _along(v[:2], n2)
+    out = jnp.where(wedged, jnp.where(dot(along2, n[:2]) <= 0.0, along2, 0.0), along)
     return v.at[:2].set(out), jnp.concatenate([rolling_spin(out, R), w[2:]])
 
 
