@@ -28,6 +28,7 @@ from cuegym.envs.ghost_safety import (
     cushion_legs,
     miss_speed,
     safety,
+    straight_hits,
 )
 from cuegym.physics import get_table
 
@@ -37,7 +38,7 @@ __all__ = [
     "CARRY_MARGIN", "DRAW", "MAX_APPROACH", "MAX_CUT", "MAX_POT_SPEED", "MAX_SAFETY_SPEED", "MIN_HAND_DISTANCE",
     "MIN_HEAD_ON", "POCKET_CLEARANCE", "Pots", "americanka_pot_speed", "best_pot_score", "carry_speed",
     "contact_geometry", "cushion_legs", "first_true", "hand_spots", "miss_speed", "nearest_pocket", "pocket_lines",
-    "pot_speed", "pots", "removal_choice", "safety", "segment_gap",
+    "pot_speed", "pots", "removal_choice", "safety", "segment_gap", "straight_hits",
 ]
 
 # Pots tried and the draw: the built-in ghost's (cuegym.envs.ghost, cuegym.envs.functional).

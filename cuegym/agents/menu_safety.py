@@ -55,16 +55,8 @@ def nearest_clear_pairs(spec, xy, on, strikers, targets, pairs: int):
     """The ``pairs`` (striker, object ball) pairs nearest each other whose straight path to a
     full contact is clear of the other balls: (s, j (pairs,) int32, found (pairs,) bool)."""
     n = xy.shape[0]
-    ids = jnp.arange(n)
-    r = spec.ball_radius
-    v = xy[None, :, :] - xy[:, None, :]  # (S, J, 2)
-    d = jnp.sqrt(jnp.sum(v**2, -1))
-    contact = xy[None, :, :] - 2 * r * v / jnp.maximum(d, 1e-12)[..., None]
-    gap = G.segment_gap(xy[:, None, None, :], contact[:, :, None, :], xy[None, None, :, :])  # (S, J, K)
-    k_i = ids[None, None, :]
-    others = on[None, None, :] & (k_i != ids[:, None, None]) & (k_i != ids[None, :, None])
-    clear = jnp.all(~others | (gap >= 2 * r), -1)
-    ok = strikers[:, None] & targets[None, :] & (ids[:, None] != ids[None, :]) & (d > 2 * r) & clear
+    d, _, _, clear, pair = G.straight_hits(spec, xy, on, strikers, targets)
+    ok = pair & (d > 2 * spec.ball_radius) & clear
     neg, best = jax.lax.top_k(jnp.where(ok, -d, -jnp.inf).reshape(-1), pairs)
     return (best // n).astype(jnp.int32), (best % n).astype(jnp.int32), jnp.isfinite(neg)
 

@@ -46,17 +46,8 @@ def safety(spec, xy, on, strikers, targets, two_cushions: bool = False):
     RU-GEN-43), and so is an object path that meets another ball first, a pocket's jaws (a
     jaw is not a cushion), or grazes or starts on the cushion."""
     n = xy.shape[0]
-    ids = jnp.arange(n)
     r = spec.ball_radius
-    v = xy[None, :, :] - xy[:, None, :]  # (S, J, 2)
-    d = jnp.sqrt(jnp.sum(v**2, -1))
-    dirn = v / jnp.maximum(d, 1e-12)[..., None]
-    contact = xy[None, :, :] - 2 * r * dirn
-    gap = segment_gap(xy[:, None, None, :], contact[:, :, None, :], xy[None, None, :, :])  # (S, J, K)
-    k_i = ids[None, None, :]
-    others = on[None, None, :] & (k_i != ids[:, None, None]) & (k_i != ids[None, :, None])
-    clear = jnp.all(~others | (gap >= 2 * r), -1)
-    pair = strikers[:, None] & targets[None, :] & (ids[:, None] != ids[None, :]) & (d > 2 * r * (1 - 1e-9))
+    d, dirn, others, clear, pair = straight_hits(spec, xy, on, strikers, targets)
     first, second, hits, head_on = cushion_legs(spec, xy[None, :, :], dirn)  # (S, J), hits (S, J, 2, 2)
     if two_cushions:
         # the object ball's first leg, clear of the other balls, to a cushion away from the pockets
@@ -82,6 +73,26 @@ def safety(spec, xy, on, strikers, targets, two_cushions: bool = False):
         speed = pot_speed(d[s, j], jnp.clip(first[s, j], 0.0, spec.length), 1.0)
     phi = jnp.mod(jnp.arctan2(u[1], u[0]), 2 * jnp.pi)
     return s.astype(jnp.int32), j.astype(jnp.int32), phi, speed
+
+
+def straight_hits(spec, xy, on, strikers, targets):
+    """Full-ball hits of each striker on each object ball of the layout ``xy`` (N, 2) [m],
+    ``on`` (N,): (d (S, J) [m] centre distances, dirn (S, J, 2) unit directions, others
+    (S, J, K) bool the balls on the table other than the pair, clear (S, J) bool the straight
+    path to the contact passes every other ball, pair (S, J) bool a striker and a target,
+    distinct and apart)."""
+    ids = jnp.arange(xy.shape[0])
+    r = spec.ball_radius
+    v = xy[None, :, :] - xy[:, None, :]  # (S, J, 2)
+    d = jnp.sqrt(jnp.sum(v**2, -1))
+    dirn = v / jnp.maximum(d, 1e-12)[..., None]
+    contact = xy[None, :, :] - 2 * r * dirn
+    gap = segment_gap(xy[:, None, None, :], contact[:, :, None, :], xy[None, None, :, :])  # (S, J, K)
+    k_i = ids[None, None, :]
+    others = on[None, None, :] & (k_i != ids[:, None, None]) & (k_i != ids[None, :, None])
+    clear = jnp.all(~others | (gap >= 2 * r), -1)
+    pair = strikers[:, None] & targets[None, :] & (ids[:, None] != ids[None, :]) & (d > 2 * r * (1 - 1e-9))
+    return d, dirn, others, clear, pair
 
 
 def cushion_legs(spec, p, u):
