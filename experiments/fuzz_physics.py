@@ -3,6 +3,8 @@
     python experiments/fuzz_physics.py --shots N --out FILE [--seed S] [--lanes L] [--breaks K]
     python experiments/fuzz_physics.py --shots N --out FILE --replay CHECK   # its worst case again
     python experiments/fuzz_physics.py --shots N --out FILE --shot TABLE:KIND:CHUNK:INDEX   # any shot
+    python experiments/fuzz_physics.py ... --part K/N --out PART_K   # N processes, one part each
+    python experiments/fuzz_physics.py --shots 1 --merge PART_0 PART_1 ... --out FILE
 
 Layouts and strokes: ``experiments/fuzz_layouts.py``, on pyramid-12ft, snooker-12ft and
 pool-9ft, plus K seeded breaks on each of the pyramid and snooker racks. All shots run
@@ -108,7 +110,7 @@ class Report:
                                                               "energy_rel_and_J": list(ENERGY_TOL)},
                   "shots": 0, "sampled": 0, "sim_s": 0.0, "elapsed_s": 0.0,
                   "violations": dict.fromkeys(CHECKS, 0), "worst": {}, "violating": [], "by_group": {}, "by_stroke": {},
-                  "events": {}}
+                  "events": {}, "events_hist": {}}
         self.counts = {}
 
     def add(self, table_name, groups, stroke, values, violate, replay, counts, sampled):
@@ -151,12 +153,67 @@ class Report:
         d["shots_per_s"] = round(d["shots"] / max(elapsed, 1e-9), 1)
         d["sim_shots_per_s"] = round(d["shots"] / max(sim_s, 1e-9), 1)
         for t, cs in self.counts.items():
-            c = np.concatenate(cs)
-            d["events"][t] = {"median": float(np.median(c)), "p99": float(np.percentile(c, 99)), "max": int(c.max())}
+            d["events_hist"][t] = np.bincount(np.concatenate(cs)).tolist()  # shots by event count
+        d["events"] = {t: _event_stats(h) for t, h in d["events_hist"].items()}
         tmp = path + ".tmp"
         with open(tmp, "w") as f:
             json.dump(d, f, indent=1)
         os.replace(tmp, path)
+
+
+def _event_stats(hist):
+    """{median, p99, max} of event counts from ``hist`` (shots by event count)."""
+    h = np.asarray(hist)
+    c = np.cumsum(h)
+    at = lambda q: int(np.searchsorted(c, q * c[-1]))  # noqa: E731  (lower percentile)
+    return {"median": at(0.5), "p99": at(0.99), "max": int(np.flatnonzero(h)[-1])}
+
+
+def merge(paths, out):
+    """One report from the reports of the parts of a run (``--part K/N``): counts added,
+    the worst of each check kept, event counts pooled; wall time the longest part's."""
+    parts = []
+    for path in paths:
+        with open(path) as f:
+            parts.append(json.load(f))
+    d = dict(parts[0])
+    d["command"] = [p["command"] for p in parts]
+    for key in ("shots", "sampled", "sim_s", "sample_s"):
+        d[key] = round(sum(p.get(key, 0) for p in parts), 1)
+    d["elapsed_s"] = max(p["elapsed_s"] for p in parts)
+    d["violations"] = {c: sum(p["violations"][c] for p in parts) for c in CHECKS}
+    d["violating"] = [v for p in parts for v in p["violating"]][:MAX_LISTED]
+    d["worst"] = {}
+    for p in parts:
+        for c, w in p["worst"].items():
+            prev = d["worst"].get(c)
+            if prev is None or (w["violation"], w["value"]) > (prev["violation"], prev["value"]):
+                d["worst"][c] = w
+    for field in ("by_group", "by_stroke"):
+        d[field] = {}
+        for p in parts:
+            for key, grp in p[field].items():
+                acc = d[field].setdefault(key, {**{k: 0 for k in grp if k != "violations"},
+                                                "violations": dict.fromkeys(CHECKS, 0)})
+                for k, v in grp.items():
+                    if k == "violations":
+                        for c in CHECKS:
+                            acc["violations"][c] += v[c]
+                    else:
+                        acc[k] += v
+    d["events_hist"] = {}
+    for p in parts:
+        for t, h in p["events_hist"].items():
+            acc = d["events_hist"].setdefault(t, [])
+            acc.extend([0] * (len(h) - len(acc)))
+            d["events_hist"][t] = [a + (h[i] if i < len(h) else 0) for i, a in enumerate(acc)]
+    d["events"] = {t: _event_stats(h) for t, h in d["events_hist"].items()}
+    d["shots_per_s"] = round(d["shots"] / max(d["elapsed_s"], 1e-9), 1)
+    d["sim_shots_per_s"] = round(d["shots"] / max(d["sim_s"], 1e-9), 1)
+    with open(out, "w") as f:
+        json.dump(d, f, indent=1)
+    print(json.dumps({k: d[k] for k in ("shots", "sampled", "elapsed_s", "violations", "events")}))
+    return 0
 
 
 def plan(args):
@@ -231,7 +288,8 @@ def replay(report_path, check=None, shot_at=None):
     plan (e.g. 'snooker-12ft:mixed:2:14417')."""
     with open(report_path) as f:
         d = json.load(f)
-    args = build_parser().parse_args(d["command"].split()[2:])
+    command = d["command"] if isinstance(d["command"], str) else d["command"][0]  # a merged report: its first part's
+    args = build_parser().parse_args(command.split()[2:])
     if shot_at is None:
         w = d["worst"][check]
     else:
@@ -267,6 +325,10 @@ def build_parser():
     p.add_argument("--chunk", type=int, default=16384, help="shots per simulate_many call")
     p.add_argument("--sample", type=int, default=64, help="every k-th shot is replayed from a full event log")
     p.add_argument("--max-events", type=int, default=1500)
+    p.add_argument("--part", default=None, metavar="K/N",
+                   help="play only every N-th chunk of the plan, from the K-th (0-based): N processes share a run")
+    p.add_argument("--merge", nargs="+", default=None, metavar="REPORT",
+                   help="write --out as the reports of a run's parts merged")
     p.add_argument("--cache-dir", default=os.environ.get("CUEGYM_CACHE_DIR"))
     return p
 
@@ -278,10 +340,18 @@ def main(argv=None):
         jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
     if args.replay or args.shot:
         return replay(args.out, args.replay, args.shot)
+    if args.merge:
+        return merge(args.merge, args.out)
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     report = Report(args, "python experiments/fuzz_physics.py " + " ".join(argv if argv is not None else sys.argv[1:]))
     start, sim_s = time.perf_counter(), 0.0
-    for t, kind, c, size in plan(args):
+    chunks = plan(args)
+    if args.part:
+        k, n = (int(x) for x in args.part.split("/"))
+        if not 0 <= k < n:
+            raise SystemExit(f"--part K/N: K must be in [0, N), got {args.part}")
+        chunks = chunks[k::n]
+    for t, kind, c, size in chunks:
         sim_s += run_chunk(args, report, t, kind, c, size)
         report.write(args.out, time.perf_counter() - start, sim_s)
         v = {k: n for k, n in report.d["violations"].items() if n}

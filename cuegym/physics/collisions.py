@@ -21,7 +21,7 @@ import jax.numpy as jnp
 
 from cuegym.physics.balls import AIRBORNE, ROLLING, SLIDING, BallState
 from cuegym.physics.motion import rolling_spin, settle, slip_velocity
-from cuegym.physics.resting import held_by_cluster, held_neighbour, supported
+from cuegym.physics.resting import held_by_cluster, held_neighbour, pushed_neighbour, supported
 from cuegym.physics.vec import dot
 
 SUSTAINED_SPEED = 0.005  # m/s
@@ -113,7 +113,14 @@ def ball_ball(balls: BallState, i, j, table, throw=True) -> BallState:
     against = held_neighbour(balls, jnp.where(on_bed, lower, mover),
                              jnp.where(on_bed, jnp.where(grounded_i, -n[:2], n[:2]), along), R,
                              exclude=jnp.where(on_bed, -1, held_ball))
-    svi, swi, svj, swj = supported(*rolled, n, grounded_i, held, R, 1.0 / size, against)
+    # a free ball on the bed that the push drives the lower ball into shares the push (rule 5)
+    ids = jnp.arange(balls.r.shape[0])
+    nb_h, nb, nb_found = pushed_neighbour(balls, carried | (ids == lower), jnp.where(grounded_i, -n[:2], n[:2]), R)
+    # (a neighbour it already drives into at a real speed meets it in a contact of its own)
+    nb_found = nb_found & (dot(v_low[:2] - balls.v[nb, :2], nb_h) < SUSTAINED_SPEED)
+    svi, swi, svj, swj, dv_nb, shared = supported(*rolled, n, grounded_i, held, R, 1.0 / size, against,
+                                                  (nb_h, balls.v[nb], nb_found))
+    shared = shared & on_bed
     v_carried = jnp.where(grounded_i, svi, svj)
     vi = jnp.where(on_bed, svi, vi)
     wi = jnp.where(on_bed, swi, wi)
@@ -165,14 +172,19 @@ def ball_ball(balls: BallState, i, j, table, throw=True) -> BallState:
         v=jnp.where(moved[:, None], v_group, balls.v),
         w=jnp.where(moved[:, None], w_group, balls.w),
     )
+    pushed_nb = shared & (ids == nb)
+    w_nb = balls.w[nb].at[:2].add(rolling_spin(dv_nb[:2], R))
+    balls = balls._replace(
+        v=jnp.where(pushed_nb[:, None], balls.v[nb] + dv_nb, balls.v),
+        w=jnp.where(pushed_nb[:, None], w_nb, balls.w),
+    )
     balls = balls._replace(
         v=balls.v.at[i].set(vi).at[j].set(vj),
         w=balls.w.at[i].set(wi).at[j].set(wj),
     )
     # motion states from the new velocities (ball by ball), for the pair and the balls moved
     settled = settle(balls, table, HOP_SPEED)
-    ids = jnp.arange(balls.r.shape[0])
-    changed = moved | (ids == i) | (ids == j)
+    changed = moved | pushed_nb | (ids == i) | (ids == j)
     return balls._replace(v=jnp.where(changed[:, None], settled.v, balls.v),
                           state=jnp.where(changed, settled.state, balls.state))
 
@@ -273,7 +285,16 @@ def cushion(balls: BallState, i, normal_xy, table) -> BallState:
     approach = -dot(v, n)
     v = v + dv
     w = w + jnp.cross(r_c, impulse) * inv_inertia
-    v, w = _hold(v, w, n, R, grounded & (approach < HELD_SPEED))
+    held_on = grounded & (approach < HELD_SPEED)
+    v, w = _hold(v, w, n, R, held_on)
+    # held on the cushion and driven along it into a ball held at rest (rule 6's wedge, the
+    # cushion as one side): the velocity nearest that drives into neither
+    h, into_held = held_neighbour(balls, i, v[:2], R)
+    v_w = _along(v[:2], h)
+    v_w = jnp.where(dot(v_w, normal_xy) >= 0.0, v_w, 0.0)
+    wedged = held_on & into_held
+    v = jnp.where(wedged, v.at[:2].set(v_w), v)
+    w = jnp.where(wedged, jnp.concatenate([rolling_spin(v_w, R), w[2:]]), w)
     balls = balls._replace(v=balls.v.at[i].set(v), w=balls.w.at[i].set(w))
     settled = settle(balls, table, HOP_SPEED)
     return balls._replace(v=balls.v.at[i].set(settled.v[i]), state=balls.state.at[i].set(settled.state[i]))

@@ -17,7 +17,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from cuegym.physics.balls import SPINNING, STATIONARY, BallState
+from cuegym.physics.balls import AIRBORNE, SPINNING, STATIONARY, BallState
 from cuegym.physics.motion import rolling_spin
 from cuegym.physics.vec import dot
 
@@ -26,7 +26,7 @@ from cuegym.physics.vec import dot
 CONTACT_DEPTH = 1e-7
 
 
-def supported(vi, wi, vj, wj, n, grounded_i, held, R, share=1.0, against=None):
+def supported(vi, wi, vj, wj, n, grounded_i, held, R, share=1.0, against=None, neighbour=None):
     """Velocities and spins ((3,) each, [m/s], [rad/s]) of balls i and j after a sustained
     contact between a ball on the bed and a ball in the air above it, along ``n`` (3,) from
     i to j; ``grounded_i`` () bool: i is the one on the bed; ``held`` () bool: that ball
@@ -53,6 +53,17 @@ def supported(vi, wi, vj, wj, n, grounded_i, held, R, share=1.0, against=None):
     only that part (5/7 of |n_xy|^2 - (n_xy . h)^2): the held ball's reaction does no work
     and the impulse still keeps the energy. Pushed into it and stopped by rule 6 instead, the
     bed ball would lose its share of every microcollision and the train would collapse.
+
+    ``neighbour`` (optional, where ``against`` is not engaged): ((2,) unit vector h, (3,)
+    velocity, () bool) from :func:`pushed_neighbour`: a touching ball on the bed that the
+    push drives the bed ball into. If the bed ball pushed alone would move into it, the two
+    take the push's part along h as one body (5/7 of 1/(g + 1) per unit impulse, for a
+    group of g), the part across h the bed ball alone (its group's 5/7 of 1/g), and k counts
+    both parts. They first take their mass-weighted mean speed along h (which can only lose
+    energy), so the contact between them does no work and the impulse keeps the energy.
+    Pushed alone, the bed ball would meet the neighbour at once and be sent back into the
+    ball in the air: a three-body storm of contacts a fraction of a microsecond apart.
+    Returns then also the neighbour's velocity change (3,) [m/s] and whether it is pushed.
     """
     approach = dot(vi - vj, n)
     # the bed ball's response to a push, per a free ball's; a group of g balls moving as
@@ -66,9 +77,36 @@ def supported(vi, wi, vj, wj, n, grounded_i, held, R, share=1.0, against=None):
         push_xy = jnp.where(engaged, across, push_xy)
         k_bed = jnp.where(engaged, rolls * (n[0] * across[0] + n[1] * across[1]), k_bed)
     j = jnp.maximum(2.0 * approach / (1.0 + k_bed), 0.0)  # impulse / m
+    dv_bed = rolls * j * push_xy  # the bed ball's velocity change per sign
+    dv_nb = jnp.zeros(3)
+    shared = jnp.zeros((), bool)
+    if neighbour is not None:
+        h2, v_nb, found = neighbour
+        sign = jnp.where(grounded_i, -1.0, 1.0)
+        p_h = sign * (n[0] * h2[0] + n[1] * h2[1])  # > 0: the push drives the bed ball into it
+        v_low = jnp.where(grounded_i, vi, vj)
+        low_h, nb_h = dot(v_low[:2], h2), dot(v_nb[:2], h2)
+        shared = found & ~held & (low_h - nb_h + sign * dot(dv_bed, h2) > 0.0)
+        if against is not None:
+            shared = shared & ~against[1]
+        # first moving as one along h: the mass-weighted mean speed along h (no energy gained)
+        g = 1.0 / share
+        mean_h = (g * low_h + nb_h) * (1.0 / (g + 1.0))
+        v_low = v_low.at[:2].add((mean_h - low_h) * h2)
+        vi = jnp.where(shared & grounded_i, v_low, vi)
+        vj = jnp.where(shared & ~grounded_i, v_low, vj)
+        rolls_h = (5.0 / 7.0) / (g + 1.0)  # the bed ball's group and the neighbour
+        across = n[:2] - (n[0] * h2[0] + n[1] * h2[1]) * h2
+        along = (n[0] * h2[0] + n[1] * h2[1]) * h2
+        k_shared = rolls * dot(across, across) + rolls_h * dot(along, along)
+        j_shared = jnp.maximum(2.0 * dot(vi - vj, n) / (1.0 + k_shared), 0.0)
+        j = jnp.where(shared, j_shared, j)
+        dv_bed = jnp.where(shared, j_shared * (rolls * across + rolls_h * along), dv_bed)
+        dv_nb_xy = (mean_h - nb_h) * h2 + j_shared * rolls_h * p_h * h2
+        dv_nb = jnp.where(shared, jnp.concatenate([dv_nb_xy, jnp.zeros(1)]), 0.0)
 
     def on_bed(v, w, sign):
-        v_xy = v[:2] + sign * rolls * j * push_xy
+        v_xy = v[:2] + sign * dv_bed
         return jnp.concatenate([v_xy, jnp.zeros(1)]), jnp.concatenate([rolling_spin(v_xy, R), w[2:]])
 
     def in_air(v, w, sign):
@@ -79,8 +117,9 @@ def supported(vi, wi, vj, wj, n, grounded_i, held, R, share=1.0, against=None):
     vj_b, wj_b = on_bed(vj, wj, 1.0)
     vj_a, wj_a = in_air(vj, wj, 1.0)
     pick = lambda bed, air, grounded: jnp.where(grounded, bed, air)  # noqa: E731
-    return (pick(vi_b, vi_a, grounded_i), pick(wi_b, wi_a, grounded_i),
-            pick(vj_b, vj_a, ~grounded_i), pick(wj_b, wj_a, ~grounded_i))
+    out = (pick(vi_b, vi_a, grounded_i), pick(wi_b, wi_a, grounded_i),
+           pick(vj_b, vj_a, ~grounded_i), pick(wj_b, wj_a, ~grounded_i))
+    return out if neighbour is None else (*out, dv_nb, shared)
 
 
 def held_by_cluster(balls: BallState, k, push_xy, R):
@@ -116,3 +155,21 @@ def held_neighbour(balls: BallState, k, push_xy, R, exclude=-1):
     candidate = near & (into > 0) & backed & (ids != k) & (ids != exclude)
     best = jnp.argmax(jnp.where(candidate, into, -jnp.inf))
     return h[best], jnp.any(candidate)
+
+
+def pushed_neighbour(balls: BallState, body, push_xy, R):
+    """((2,), () int, () bool): the horizontal unit vector from a ball of ``body`` (N,) bool
+    (the ball on the bed and the balls moving as one with it) to a touching ball (within
+    :data:`CONTACT_DEPTH`) on the bed outside it that the push ``push_xy`` (2,) drives the
+    body into, the most nearly head-on such pair; that ball's index; and whether there is
+    one. ``R`` ball radius [m]."""
+    n = balls.r.shape[0]
+    d = balls.r[None, :, :2] - balls.r[:, None, :2]  # [q, m]: from ball q to ball m
+    dist2 = dot(d, d)
+    h = d * (1.0 / jnp.sqrt(jnp.where(dist2 > 0, dist2, 1.0)))[..., None]
+    into = h[..., 0] * push_xy[0] + h[..., 1] * push_xy[1]
+    on_bed = balls.state < AIRBORNE
+    near = dist2 <= (2.0 * R + CONTACT_DEPTH) ** 2
+    candidate = near & (into > 0) & body[:, None] & (on_bed & ~body)[None, :]
+    best = jnp.argmax(jnp.where(candidate, into, -jnp.inf).reshape(-1))
+    return h.reshape(n * n, 2)[best], (best % n).astype(jnp.int32), jnp.any(candidate)

@@ -177,6 +177,38 @@ case("fuzz_airborne_on_a_ball_along_a_held_ball", [IDLE] + [tuple(_AIR_XYZ[k][:2
      moving={k: (np.array(v), st) for k, (st, _, v, _) in _AIR.items()}, z={1: _AIR_XYZ[1][2]},
      spin={k: np.array(w) * (_POOL_R / R) for k, (_, _, _, w) in _AIR.items()})
 
+# found by the fuzzer (snooker-12ft, seed 2, mixed chunk 11, index 5865 of the 10^6 run), scaled
+# to this table's balls: a ball in the air, spinning at 165 rad/s, resting on a ball (3) that
+# rolls beside a line of two more (2, 1) at 2 to 4 cm/s relative to it (too fast for a pressing
+# group); each microcollision pushed 3 into 2, which sent it back into the air ball, contacts
+# 0.1-0.3 us apart, past 20,000 events
+_SNOOKER_R = 0.02625
+_STORM = {  # ball: (state, r, v, w) in the fuzz run, after its 21st event
+    1: (ROLLING, (0.9733413743409424, 0.12727361965332468, 0.0), (0.019073016640268697, -0.030438297046662666, 0.0),
+        (1.159554173206197, 0.7265911101054742, 0.0)),
+    2: (ROLLING, (0.9465110715108112, 0.1724095932415853, 0.0), (-0.02086259307126293, -0.054665335465085264, 0.0),
+        (2.082488970098486, -0.7947654503338258, 0.0)),
+    3: (ROLLING, (0.9216829629663931, 0.21887329567965116, 0.0), (-0.009356487431525439, -0.07197648178081867, 0.0),
+        (2.741961210697854, -0.35643761643906435, 0.16824075796665988)),
+    4: (AIRBORNE, (0.9029934580168554, 0.2412596042142733, 0.0436713068808082),
+        (-0.04452015052647675, -0.39710943067130516, 0.13276348929503523),
+        (-161.87220072895437, 29.701570089371756, -38.67332627121787)),
+}
+_STORM_XYZ = {k: (np.array(r) - np.array(_STORM[3][1])) * (R / _SNOOKER_R) + np.array([0.8, 1.6, 0.0])
+              for k, (_, r, _, _) in _STORM.items()}
+case("fuzz_airborne_pushes_into_a_rolling_neighbour", [IDLE] + [tuple(_STORM_XYZ[k][:2]) for k in (1, 2, 3, 4)],
+     moving={k: (np.array(v), st) for k, (st, _, v, _) in _STORM.items()}, z={4: _STORM_XYZ[4][2]},
+     spin={k: np.array(w) * (_SNOOKER_R / R) for k, (_, _, _, w) in _STORM.items()})
+
+# found by the fuzzer (pool-9ft, seed 2, mixed chunk 10, index 4057 of the 10^6 run): a ball
+# rolling slowly along a rail into a ball held at rest that touches it 30 degrees off the
+# rail's line, wedged between the two (rule 6 with the cushion as one side)
+RAIL_WEDGE = math.radians(30.0)
+_RW_H = np.array([math.sin(RAIL_WEDGE), -math.cos(RAIL_WEDGE)])  # from the rolling ball to the held one
+_RW = np.array([OFF, 1.2])
+case("fuzz_rolling_along_a_rail_into_a_held_ball", [IDLE, tuple(_RW), tuple(_RW + FALL * _RW_H), tuple(_RW + 2 * FALL * _RW_H)],
+     moving={1: rolling(0.0, -0.004)})
+
 NAMES = list(CASES)
 
 
@@ -481,8 +513,8 @@ def test_fuzz_pressing_chain_moves_on_as_one(runs):
 def test_fuzz_airborne_ball_on_a_pressing_pair(runs):
     """A ball in the air resting on a ball that presses into its neighbour, the two rolling
     together: each microcollision pushes the pair as one body (the lower ball and, in a pushed
-    event at the same instant, its neighbour take the same velocity), so the train keeps its
-    energy and the ball slides off and lands. Pushing the lower ball alone, whose pressing
+    event at the same instant, its neighbour move on together along their line of centres),
+    so the train keeps its energy and the ball slides off and lands. Pushing the lower ball alone, whose pressing
     contact then shared the push, drained the train: the shot ran to the event cap."""
     balls, final, log, _, _ = runs[0]["fuzz_airborne_on_a_pressing_pair"]
     check_sound(runs[0], "fuzz_airborne_on_a_pressing_pair")
@@ -493,7 +525,10 @@ def test_fuzz_airborne_ball_on_a_pressing_pair(runs):
     for e in pushed:
         assert kinds[e - 1] == ev.BALL and (log.ball[e - 1], log.other[e - 1]) == (1, 2)
         assert log.t[e] == log.t[e - 1] and log.ball[e] == 3
-        np.testing.assert_array_equal(log.v[e, 0], log.v[e - 1, 1])  # the lower ball's velocity
+        # moving on with the lower ball along their line of centres: as its group (the same
+        # velocity) or as the neighbour the push drives it into (resting.supported)
+        h = (log.r[e, 0, :2] - log.r[e - 1, 1, :2]) / (2 * R)
+        assert abs((log.v[e, 0, :2] - log.v[e - 1, 1, :2]) @ h) < 1e-15
     assert len(pushed) > 10
     assert ball_events(log, ev.LAND), "the ball in the air comes down on the bed"
     assert np.linalg.norm(final.r[2, :2] - final.r[3, :2]) == pytest.approx(2 * R, abs=1e-6), "the pair stays together"
@@ -563,3 +598,46 @@ def test_fuzz_rolling_into_a_wedge_of_held_balls_stops(runs):
     assert len(ball_events(log)) == 1
     np.testing.assert_array_equal(final.r[:, :2], balls.r[:, :2])
     assert final.state[1] == STATIONARY
+
+
+def test_fuzz_airborne_pushes_into_a_rolling_neighbour(runs):
+    """A ball in the air resting on a ball that rolls beside a touching neighbour, apart from
+    it along the line of centres but for rounding (the fuzz state, scaled): a microcollision
+    that would drive the lower ball into the neighbour moves the two on together along their
+    line of centres (resting.supported's ``neighbour``: a pushed event of the neighbour at the
+    same instant), which keeps the train's energy, and the shot ends. Pushed alone, the lower
+    ball met the neighbour at once and was sent back into the ball in the air: a storm of
+    contacts under a microsecond apart (10 in 0.14 us) that ran to the event cap (3,000
+    events in 35 ms of play)."""
+    balls, final, log, _, _ = runs[0]["fuzz_airborne_pushes_into_a_rolling_neighbour"]
+    check_sound(runs[0], "fuzz_airborne_pushes_into_a_rolling_neighbour")
+    n = int(log.count)
+    assert n < 600  # 546: a ride of 224 microcollisions, each with its pushed balls
+    kinds = log.kind[:n]
+    contacts = [(t, tuple(sorted((i, j)))) for t, i, j, _, _ in ball_events(log)]
+    assert sum(p == (3, 4) for _, p in contacts) > 20, "the ball in the air rides on ball 3"
+    pushed = np.flatnonzero(kinds == ev.PUSHED)
+    assert len(pushed) > 10
+    for e in pushed:  # each at the instant of a microcollision on ball 3, moving on with it along their line
+        assert kinds[e - 1] in (ev.BALL, ev.PUSHED) and log.t[e] == log.t[e - 1]
+    # no burst of contacts: never 10 ball contacts within a microsecond
+    times = np.array([t for t, _ in contacts])
+    assert not np.any(times[10:] - times[:-10] < 1e-6)
+
+
+def test_fuzz_rolling_along_a_rail_into_a_held_ball_stops(runs):
+    """Rule 6 with a cushion as one side: a ball rolling at 4 mm/s along a rail into a ball
+    held at rest that touches it 30 degrees off the rail's line can move neither along the
+    rail (into the held ball) nor along the held ball (into the cushion), and stops within
+    a contact with each; the held balls stay. Taken one at a time, the cushion turned the
+    ball along the rail into the held ball and the held ball turned it into the cushion,
+    slower each time: 44 events here, 2,284 at one instant in the fuzz run (a smaller
+    angle, 2 % slower each time)."""
+    balls, final, log, _, _ = runs[0]["fuzz_rolling_along_a_rail_into_a_held_ball"]
+    check_sound(runs[0], "fuzz_rolling_along_a_rail_into_a_held_ball")
+    n = int(log.count)
+    kinds = [int(k) for k, b in zip(log.kind[:n], log.ball[:n]) if int(b) == 1]
+    assert kinds.count(ev.BALL) == 1 and kinds.count(ev.CUSHION) <= 1 and n < 10
+    assert final.state[1] == STATIONARY
+    np.testing.assert_array_equal(final.r[2:4], balls.r[2:4])
+    assert np.linalg.norm(final.r[1, :2] - balls.r[1, :2]) < 1e-6  # wedged where it started
