@@ -107,6 +107,12 @@ def ball_ball(balls: BallState, i, j, table, throw=True) -> BallState:
     mover_i = held_j
     mover, held_ball = jnp.where(mover_i, i, j), jnp.where(mover_i, j, i)
     rv_m, rw_m, n_m = jnp.where(mover_i, rvi, rvj), jnp.where(mover_i, rwi, rwj), jnp.where(mover_i, n, -n)
+    # a mover in a pressing group moves on with it as one body (rule 2): the group's mean
+    # velocity is what the held ball stops
+    both_grounded = grounded_i & grounded_j
+    against_held = sustained & both_grounded & (held_i != held_j)
+    held_group = group & against_held
+    rv_m = group_mean(rv_m, rolled_all[0], held_group) * (1.0 / (1.0 + jnp.sum(held_group)))
     along = _along(rv_m[:2], n_m[:2])
     # the held ball a push drives a ball on the bed into: the lower ball's (rule 5) or the
     # mover's second (rule 6); the two cases exclude each other, so one search serves both
@@ -128,7 +134,6 @@ def ball_ball(balls: BallState, i, j, table, throw=True) -> BallState:
     wj = jnp.where(on_bed, swj, wj)
     # pressing contact: after the roll-out both balls roll, and rolling resistance (along
     # each ball's own velocity) keeps pushing them together: they move on together
-    both_grounded = grounded_i & grounded_j
     v_hat_i, _ = _unit(rvi.at[2].set(0.0))
     v_hat_j, _ = _unit(rvj.at[2].set(0.0))
     # rolling resistance is -mu_r g v_hat: the pair closes when (a_i - a_j).n > 0, that is
@@ -143,8 +148,7 @@ def ball_ball(balls: BallState, i, j, table, throw=True) -> BallState:
     )
     # the balls moving on with the pair: every ball joined to it through touching balls
     # that roll or slide together (the pair alone unless it is part of a chain)
-    # a grounded ball driven slowly into a ball held at rest rolls on along it (rule 6)
-    against_held = sustained & both_grounded & (held_i != held_j)
+    # (a grounded ball driven slowly into a ball held at rest rolls on along it: rule 6)
     extra = group & pressing & ~creeping & ~against_held
     v_mean = group_mean(rvi + rvj, rolled_all[0], extra) * (1.0 / (2.0 + jnp.sum(extra)))
     w_mean_i = jnp.concatenate([rolling_spin(v_mean[:2], R), balls.w[i, 2:]])
@@ -164,8 +168,8 @@ def ball_ball(balls: BallState, i, j, table, throw=True) -> BallState:
     vj = jnp.where(against_held, jnp.where(held_j, balls.v[j], v_m), vj)
     wj = jnp.where(against_held, jnp.where(held_j, balls.w[j], w_m), wj)
     # the balls beyond the pair that move on: a pressing group, or the group carrying a push
-    moved = extra | carried
-    v_group = jnp.where(pressing, v_mean, v_carried)
+    moved = extra | carried | held_group
+    v_group = jnp.where(against_held, v_m, jnp.where(pressing, v_mean, v_carried))
     w_group = jnp.concatenate([jnp.broadcast_to(rolling_spin(v_group[:2], R), (balls.w.shape[0], 2)),
                                balls.w[:, 2:]], -1)
     balls = balls._replace(

@@ -209,6 +209,17 @@ _RW = np.array([OFF, 1.2])
 case("fuzz_rolling_along_a_rail_into_a_held_ball", [IDLE, tuple(_RW), tuple(_RW + FALL * _RW_H), tuple(_RW + 2 * FALL * _RW_H)],
      moving={1: rolling(0.0, -0.004)})
 
+# found by the fuzzer (snooker break, seed 5, break 6873): a pressing pair rolling past a ball
+# held at rest, the front one touching it, the one behind pressing it in (rules 2 and 6); the
+# held ball stopped the front ball's part into it, the pair's mean gave half of it back, at
+# one instant, to the event cap
+PASS_U = np.array([-0.5, math.sqrt(3) / 2])  # from the held ball along the pair
+PASS_T = np.array([PASS_U[1], -PASS_U[0]])
+_PH = np.array([0.8, 1.6])
+case("fuzz_pressing_pair_past_a_held_ball", [IDLE, tuple(_PH - FALL * PASS_U), tuple(_PH), tuple(_PH + FALL * PASS_U),
+                                             tuple(_PH + 2 * FALL * PASS_U)],
+     moving={3: rolling(*(0.0115 * PASS_T)), 4: rolling(*(0.0115 * PASS_T - 0.001 * PASS_U))})
+
 NAMES = list(CASES)
 
 
@@ -641,3 +652,26 @@ def test_fuzz_rolling_along_a_rail_into_a_held_ball_stops(runs):
     assert final.state[1] == STATIONARY
     np.testing.assert_array_equal(final.r[2:4], balls.r[2:4])
     assert np.linalg.norm(final.r[1, :2] - balls.r[1, :2]) < 1e-6  # wedged where it started
+
+
+def test_fuzz_pressing_pair_past_a_held_ball_rolls_on_along_it(runs):
+    """Rules 2 and 6 together: a pressing pair rolling past a ball held at rest, the front
+    ball touching it and the one behind pressing it in at 1 mm/s, meets the held ball once
+    and rolls on along it as one body (the pair's mean velocity without its part into the
+    held ball, the ball behind in a pushed event); the held balls stay. Taken a ball at a
+    time, the held ball stopped the front ball's part into it and the pair's mean gave half
+    of it back: 12 contacts with the held ball here, and at rounding level in the fuzzer's
+    snooker break 2,000 events at one instant, to the event cap."""
+    balls, final, log, _, _ = runs[0]["fuzz_pressing_pair_past_a_held_ball"]
+    check_sound(runs[0], "fuzz_pressing_pair_past_a_held_ball")
+    contacts = ball_events(log)
+    with_held = [c for c in contacts if 2 in (c[1], c[2])]
+    assert len(with_held) == 1 and len(contacts) <= 2
+    e = int(np.flatnonzero(log.kind == ev.PUSHED)[0])
+    t, i, _, v_i, v_j = with_held[0]
+    v_front = v_i if i == 3 else v_j
+    assert log.t[e] == t and log.ball[e] == 4
+    for v in (v_front, log.v[e, 0]):  # both roll on along the held ball, at the pair's mean velocity
+        assert abs(v[:2] @ PASS_U) < 1e-15
+        np.testing.assert_allclose(v[:2], 0.0115 * PASS_T, rtol=0, atol=1e-15)
+    np.testing.assert_array_equal(final.r[1:3], balls.r[1:3])
