@@ -21,7 +21,7 @@ import jax.numpy as jnp
 
 from cuegym.physics.balls import AIRBORNE, ROLLING, SLIDING, BallState
 from cuegym.physics.motion import rolling_spin, settle, slip_velocity
-from cuegym.physics.resting import held_by_cluster, held_neighbour, pushed_neighbour, supported
+from cuegym.physics.resting import CONTACT_DEPTH, held_by_cluster, held_neighbour, pushed_neighbour, supported
 from cuegym.physics.vec import dot
 
 SUSTAINED_SPEED = 0.005  # m/s
@@ -122,8 +122,24 @@ def ball_ball(balls: BallState, i, j, table, throw=True) -> BallState:
     # a free ball on the bed that the push drives the lower ball into shares the push (rule 5)
     ids = jnp.arange(balls.r.shape[0])
     nb_h, nb, nb_found = pushed_neighbour(balls, carried | (ids == lower), jnp.where(grounded_i, -n[:2], n[:2]), R)
+    # a ball held at rest that the push drives the group into (through any of its balls)
+    # constrains it as one the lower ball touches does
+    nb_held = held_by_cluster(balls, nb, nb_h, R)
+    group_against = on_bed & nb_found & nb_held & ~against[1]
+    against = (jnp.where(group_against, nb_h, against[0]), against[1] | group_against)
+    # a cushion nose or throat wall the lower ball touches, on the side the push drives it
+    # towards, holds it as a held ball does (rule 5)
+    push_low = jnp.where(grounded_i, -n[:2], n[:2])
+    rel = balls.r[lower, :2] - table.seg_a
+    span = table.seg_b - table.seg_a
+    frac = dot(rel, span) * (1.0 / dot(span, span))
+    into_nose = dot(jnp.broadcast_to(push_low, rel.shape), table.seg_n)
+    on_nose = (frac >= 0) & (frac <= 1) & (dot(rel, table.seg_n) - table.contact_offset <= CONTACT_DEPTH) & (into_nose < 0)
+    nose = jnp.argmin(jnp.where(on_nose, into_nose, jnp.inf))
+    nose_against = on_bed & jnp.any(on_nose) & ~against[1]
+    against = (jnp.where(nose_against, -table.seg_n[nose], against[0]), against[1] | nose_against)
     # (a neighbour it already drives into at a real speed meets it in a contact of its own)
-    nb_found = nb_found & (dot(v_low[:2] - balls.v[nb, :2], nb_h) < SUSTAINED_SPEED)
+    nb_found = nb_found & ~nb_held & (dot(v_low[:2] - balls.v[nb, :2], nb_h) < SUSTAINED_SPEED)
     svi, swi, svj, swj, dv_nb, shared = supported(*rolled, n, grounded_i, held, R, 1.0 / size, against,
                                                   (nb_h, balls.v[nb], nb_found))
     shared = shared & on_bed

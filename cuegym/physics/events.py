@@ -30,7 +30,7 @@ KIND_NAMES = (
     "rolling",
     "spinning",
     "stop",
-    "pushed",  # moved on with a pressing group at the last ball contact (collisions.pressing_group)
+    "pushed",  # moved on at the last ball contact (a pressing group, a pushed neighbour): ball and other, if >= 0
 )
 
 
@@ -75,9 +75,9 @@ def record(log: EventLog, kind, t, i, other, balls) -> EventLog:
     c = log.capacity
     slot = jnp.minimum(n, c - 1)
     keep = n < c
-    j = jnp.where((kind == BALL) & (other >= 0), other, i)
+    has_other = ((kind == BALL) | (kind == PUSHED)) & (other >= 0)
+    j = jnp.where(has_other, other, i)
     two = jnp.stack([i, j])
-    has_other = kind == BALL
     mask = jnp.stack([True, has_other])[:, None]
 
     def put(arr, val):

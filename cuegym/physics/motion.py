@@ -126,6 +126,10 @@ def settle(balls: BallState, table, hop_speed) -> BallState:
     new = jnp.where(u > _EPS_V, SLIDING, new)
     new = jnp.where(takes_off | (s == AIRBORNE), AIRBORNE, new)
     new = jnp.where(in_play, new, s)
+    # a ball taken as at rest does not move: a speed below _EPS_V left in it would still
+    # count in its contacts' approach speeds
+    at_rest = in_play & ((new == STATIONARY) | (new == SPINNING))
+    v = v.at[:, :2].set(jnp.where(at_rest[:, None], 0.0, v[:, :2]))
     return balls._replace(v=v, state=new.astype(jnp.int32))
 
 

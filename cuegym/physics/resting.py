@@ -24,6 +24,9 @@ from cuegym.physics.vec import dot
 # m: 0.1 um, well inside the audits' 1 um; the approach speed of a microcollision is then
 # sqrt(2 depth a): at most 1.4 mm/s under gravity, below SUSTAINED_SPEED, so it is elastic
 CONTACT_DEPTH = 1e-7
+# m/s: a ball moving away from a held ball it touches more slowly than this is taken as held
+# against it (its speed along the held ball is lost); a faster one is pushed freely
+HELD_SPEED = 0.005
 
 
 def supported(vi, wi, vj, wj, n, grounded_i, held, R, share=1.0, against=None, neighbour=None):
@@ -51,7 +54,9 @@ def supported(vi, wi, vj, wj, n, grounded_i, held, R, share=1.0, against=None, n
     ball on the bed is driven into a touching ball held at rest along that vector. It then
     moves only along that ball, so it takes the push's part across the vector, and k counts
     only that part (5/7 of |n_xy|^2 - (n_xy . h)^2): the held ball's reaction does no work
-    and the impulse still keeps the energy. Pushed into it and stopped by rule 6 instead, the
+    and the impulse still keeps the energy; the bed ball first loses its velocity along h
+    (into the held ball, or away from it below :data:`HELD_SPEED`; one moving away faster
+    is pushed freely), or the held ball's reaction would do work. Pushed into it and stopped by rule 6 instead, the
     bed ball would lose its share of every microcollision and the train would collapse.
 
     ``neighbour`` (optional, where ``against`` is not engaged): ((2,) unit vector h, (3,)
@@ -65,6 +70,18 @@ def supported(vi, wi, vj, wj, n, grounded_i, held, R, share=1.0, against=None, n
     ball in the air: a three-body storm of contacts a fraction of a microsecond apart.
     Returns then also the neighbour's velocity change (3,) [m/s] and whether it is pushed.
     """
+    if against is not None:
+        # the held ball's reaction does no work only on a motion across h: a bed ball first
+        # loses its velocity along h (into the held ball as in rule 6, or slowly away from
+        # it); one moving away faster is pushed freely
+        h, engaged = against
+        v_low = jnp.where(grounded_i, vi, vj)
+        into_h = dot(v_low[:2], h)
+        engaged = engaged & (into_h > -HELD_SPEED)
+        v_low = v_low.at[:2].add(-into_h * h)
+        vi = jnp.where(engaged & grounded_i, v_low, vi)
+        vj = jnp.where(engaged & ~grounded_i, v_low, vj)
+        against = (h, engaged)
     approach = dot(vi - vj, n)
     # the bed ball's response to a push, per a free ball's; a group of g balls moving as
     # one has g times the mass
@@ -72,7 +89,6 @@ def supported(vi, wi, vj, wj, n, grounded_i, held, R, share=1.0, against=None, n
     k_bed = rolls * (1.0 - n[2] * n[2])
     push_xy = n[:2]
     if against is not None:
-        h, engaged = against
         across = n[:2] - (n[0] * h[0] + n[1] * h[1]) * h
         push_xy = jnp.where(engaged, across, push_xy)
         k_bed = jnp.where(engaged, rolls * (n[0] * across[0] + n[1] * across[1]), k_bed)

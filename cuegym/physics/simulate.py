@@ -346,8 +346,9 @@ def _advance(table, s: _Loop, throw: bool):
     """Move every ball to the next event and apply it (the event is logged and summarised).
 
     A ball contact may move a pressing group on (``collisions.pressing_group``): each ball
-    of it beyond the pair then takes a ``pushed`` event of its own at the same instant,
-    before any other, which logs its new motion and has its candidates re-solved.
+    of it beyond the pair then takes a ``pushed`` event at the same instant, two balls to an
+    event (``ball`` and ``other``), before any other, which logs their new motion and has
+    their candidates re-solved.
 
     Returns (the loop state at the event, with the candidates of the balls involved not yet
     re-solved, and those balls i, j (j == i for a single-ball event)).
@@ -393,16 +394,20 @@ def _advance(table, s: _Loop, throw: bool):
     ids = jnp.arange(n_balls)
     changed = jnp.any(b.v != evolved.v, -1) | jnp.any(b.w != evolved.w, -1) | (b.state != evolved.state)
     pushed = (which == 0) & changed & (ids != i) & (ids != j)
-    # a pushed ball's turn: nothing moves, its motion is logged and its candidates re-solved
+    # pushed balls' turn, two at a time (an event re-solves two balls' candidates): nothing
+    # moves, their motion is logged and their candidates re-solved
     turn = jnp.any(s.pushed)
     k = jnp.argmax(s.pushed).astype(jnp.int32)
+    rest = s.pushed & (ids != k)
+    k2 = jnp.where(jnp.any(rest), jnp.argmax(rest), k).astype(jnp.int32)
     keep = lambda x, y: jnp.where(turn, x, y)  # noqa: E731
     t_next = keep(s.t, t_next)
     b = jax.tree_util.tree_map(keep, s.balls, b)
     summ = jax.tree_util.tree_map(keep, s.summary, summ)
     zone = jax.tree_util.tree_map(keep, s.zone, zone)
-    kind, i, j, other = keep(ev.PUSHED, kind), keep(k, i), keep(k, j), keep(-1, other)
-    pushed = jnp.where(turn, s.pushed & (ids != k), pushed)
+    kind, i, j = keep(ev.PUSHED, kind), keep(k, i), keep(k2, j)
+    other = keep(jnp.where(k2 != k, k2, -1), other)
+    pushed = jnp.where(turn, rest & (ids != k2), pushed)
     log = ev.record(s.log, kind, t_next, i, other, b)
     return _Loop(t_next, b, s.pair_t, geo, log, summ, zone, s.n + 1, pushed), i, j
 

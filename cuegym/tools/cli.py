@@ -118,7 +118,7 @@ def simulate_position(position, shot, max_events: int | None = None) -> dict:
     events = []
     for k in range(count):
         name = KIND_NAMES[int(kind[k])]
-        involved = [int(ball[k])] + ([int(other[k])] if name == "ball" else [])
+        involved = [int(ball[k])] + ([int(other[k])] if name in ("ball", "pushed") and other[k] >= 0 else [])
         event = {
             "t": rounded(t[k]),
             "kind": name,

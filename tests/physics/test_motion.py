@@ -77,3 +77,25 @@ def test_side_spin_decays_and_squirts_away_from_the_side_struck():
     assert np.degrees(np.arctan2(-v[0], v[1])) == pytest.approx(1.5, abs=1.5)
     assert float(log.w[0, 0, 2]) > 0
     assert int(final.state[0]) == STATIONARY and float(final.w[0, 2]) == 0.0
+
+
+def test_a_ball_settled_at_rest_keeps_no_speed():
+    """``motion.settle``: a ball whose speed after an impulse is below the rest threshold is
+    at rest (stationary, or spinning about the vertical), with no speed left in it. A speed of
+    5e-10 m/s left in a spinning ball counted in its contacts' approach: a ball rolling past
+    it met it again and again at one instant (fuzz run seed 5, pool-9ft mixed 5/10663, 20,000
+    events)."""
+    import jax.numpy as jnp
+
+    from cuegym.physics import SPINNING, BallState, get_table
+    from cuegym.physics.collisions import HOP_SPEED
+    from cuegym.physics.motion import settle
+
+    table = get_table("pool-9ft")
+    v = jnp.array([[4.8e-16, 5.1e-10, 0.0], [0.0, 5.1e-10, 0.0], [0.02, 0.0, 0.0]])
+    w = jnp.array([[0.0, 0.0, -0.18], [0.0, 0.0, 0.0], [0.0, 0.02 / float(table.radius), 0.0]])
+    balls = BallState(jnp.zeros((3, 3)), v, w, jnp.full(3, ROLLING, jnp.int32), jnp.full(3, -1, jnp.int32))
+    out = settle(balls, table, HOP_SPEED)
+    assert [int(s) for s in out.state] == [SPINNING, STATIONARY, ROLLING]
+    np.testing.assert_array_equal(np.asarray(out.v[:2]), 0.0)
+    np.testing.assert_array_equal(np.asarray(out.v[2]), np.asarray(v[2]))
