@@ -114,14 +114,14 @@ def ball_ball(balls: BallState, i, j, table, throw=True) -> BallState:
     held_group = group & against_held
     rv_m = group_mean(rv_m, rolled_all[0], held_group) * (1.0 / (1.0 + jnp.sum(held_group)))
     along = _along(rv_m[:2], n_m[:2])
+    push_low = jnp.where(grounded_i, -n[:2], n[:2])  # the way the push drives the lower ball
     # the held ball a push drives a ball on the bed into: the lower ball's (rule 5) or the
     # mover's second (rule 6); the two cases exclude each other, so one search serves both
-    against = held_neighbour(balls, jnp.where(on_bed, lower, mover),
-                             jnp.where(on_bed, jnp.where(grounded_i, -n[:2], n[:2]), along), R,
+    against = held_neighbour(balls, jnp.where(on_bed, lower, mover), jnp.where(on_bed, push_low, along), R,
                              exclude=jnp.where(on_bed, -1, held_ball))
     # a free ball on the bed that the push drives the lower ball into shares the push (rule 5)
     ids = jnp.arange(balls.r.shape[0])
-    nb_h, nb, nb_found = pushed_neighbour(balls, carried | (ids == lower), jnp.where(grounded_i, -n[:2], n[:2]), R)
+    nb_h, nb, nb_found = pushed_neighbour(balls, carried | (ids == lower), push_low, R)
     # a ball held at rest that the push drives the group into (through any of its balls)
     # constrains it as one the lower ball touches does
     nb_held = held_by_cluster(balls, nb, nb_h, R)
@@ -129,7 +129,6 @@ def ball_ball(balls: BallState, i, j, table, throw=True) -> BallState:
     against = (jnp.where(group_against, nb_h, against[0]), against[1] | group_against)
     # a cushion nose or throat wall the lower ball touches, on the side the push drives it
     # towards, holds it as a held ball does (rule 5)
-    push_low = jnp.where(grounded_i, -n[:2], n[:2])
     rel = balls.r[lower, :2] - table.seg_a
     span = table.seg_b - table.seg_a
     frac = dot(rel, span) * (1.0 / dot(span, span))

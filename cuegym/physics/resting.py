@@ -56,8 +56,9 @@ def supported(vi, wi, vj, wj, n, grounded_i, held, R, share=1.0, against=None, n
     only that part (5/7 of |n_xy|^2 - (n_xy . h)^2): the held ball's reaction does no work
     and the impulse still keeps the energy; the bed ball first loses its velocity along h
     (into the held ball, or away from it below :data:`HELD_SPEED`; one moving away faster
-    is pushed freely), or the held ball's reaction would do work. Pushed into it and stopped by rule 6 instead, the
-    bed ball would lose its share of every microcollision and the train would collapse.
+    is pushed freely), or the held ball's reaction would do work. Pushed into it and stopped
+    by rule 6 instead, the bed ball would lose its share of every microcollision and the
+    train would collapse.
 
     ``neighbour`` (optional, where ``against`` is not engaged): ((2,) unit vector h, (3,)
     velocity, () bool) from :func:`pushed_neighbour`: a touching ball on the bed that the
