@@ -133,8 +133,9 @@ def _register_gymnasium(entry: GameDef) -> None:
     import gymnasium
 
     if entry.env_id not in gymnasium.registry:
-        gymnasium.register(id=entry.env_id, entry_point="cuegym.envs.gym_env:CueEnv",
-                           vector_entry_point="cuegym.envs.gym_env:CueVectorEnv", kwargs={"task": entry.name})
+        # cuegym.entry builds the env, with the shot menu as its action where asked
+        gymnasium.register(id=entry.env_id, entry_point="cuegym.entry:make_env",
+                           vector_entry_point="cuegym.entry:make_vector_env", kwargs={"task": entry.name})
 
 
 def register_builtins() -> None:

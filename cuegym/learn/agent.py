@@ -24,7 +24,8 @@ class PolicyAgent(Agent):
     """The greedy decision of the policy saved in ``path`` (its env id, action kind,
     observation and options come from the folder's config; ``options`` may change the
     table or the noise for the env the agent reads). ``last_info["candidate"]`` the menu
-    index chosen (``action="menu"``), ``last_info["value"]`` the value head's estimate."""
+    index chosen (``action="menu"`` or ``"residual"``, with ``last_info["correction"]`` the
+    residual's two components), ``last_info["value"]`` the value head's estimate."""
 
     def __init__(self, path, **options):
         path = pathlib.Path(path)
@@ -41,13 +42,15 @@ class PolicyAgent(Agent):
         info = {"value": float(value)}
         if self.policy_env.action == "menu":
             info["candidate"] = int(pick)
+        elif self.policy_env.action == "residual":
+            info["candidate"], info["correction"] = int(pick[0]), [float(c) for c in pick[1]]
         return action, info
 
     def scores(self, observation) -> dict:
         """Every candidate of the menu for ``observation`` with the policy's probability:
         ``probs`` (K,), ``legal`` (K,) bool and ``actions`` (each field (K, ...)). Only for
-        ``action="menu"``."""
-        if self.policy_env.action != "menu":
+        ``action="menu"``, or ``"residual"`` (each candidate with its mean correction)."""
+        if not self.policy_env.on_menu:
             raise ValueError("scores: the policy's action is 'shot'; only a menu policy ranks candidates")
         return jax.device_get(_menu_program(self.policy_env, self.net)(
             self.weights, observation_arrays(self.env, observation)))
@@ -64,7 +67,7 @@ def _program(genv, net):
     def decide(weights, obs):
         vec, st = _table_obs(genv, obs)
         out = net.apply(weights, vec[None])
-        pick = ppo.greedy(genv, out)[0]
+        pick = jax.tree.map(lambda x: x[0], ppo.greedy(genv, out))  # the batch of one
         return genv.decision(st, pick), pick, out[-1][0]
 
     return jax.jit(decide)
@@ -74,8 +77,13 @@ def _program(genv, net):
 def _menu_program(genv, net):
     def rank(weights, obs):
         vec, st = _table_obs(genv, obs)
-        logits = net.apply(weights, vec[None])[0][0]
+        out = net.apply(weights, vec[None])
+        logits = out[0][0]
         legal = vec[genv.slice("legal")] > 0.5
-        return {"probs": jax.nn.softmax(logits), "legal": legal, "actions": st.menu}
+        actions = st.menu
+        if genv.action == "residual":  # each candidate with its own mean correction
+            k = jnp.arange(logits.shape[0])
+            actions = jax.vmap(lambda i, c: genv.decision(st, (i, c)))(k, out[1][0])
+        return {"probs": jax.nn.softmax(logits), "legal": legal, "actions": actions}
 
     return jax.jit(rank)

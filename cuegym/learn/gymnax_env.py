@@ -4,8 +4,10 @@ action, params)``, pure JAX, autoreset inside ``step``, so trainers written for 
 
 Why beside the Gymnasium env: a host round trip per step caps training at about a thousand
 steps a second; here the env, the policy and the update share one program. The action is a
-choice among the shot menu's candidates (:mod:`cuegym.agents.menu`, ``action="menu"``) or a
-stroke in [-1, 1]^5 (``action="shot"``). The two-player games put the agent in seat 0 against
+choice among the shot menu's candidates (:mod:`cuegym.agents.menu`, ``action="menu"``), such a
+choice with a small correction of its aim and pace (``action="residual"``), or a stroke in
+[-1, 1]^5 (``action="shot"``), aimed in the table's frame or, ``aim="ball"``, across the ball
+on's contact range as a player aims. The two-player games put the agent in seat 0 against
 a built-in opponent that plays its decisions inside the same step. Specification:
 docs/training.md, "The gymnax interface".
 """
@@ -21,13 +23,16 @@ import jax.numpy as jnp
 import numpy as np
 
 from cuegym.agents import menu as M
-from cuegym.agents.baselines import ghost_decision
+from cuegym.agents.baselines import ball_in_hand, ghost_decision
 from cuegym.envs import functional as F
 from cuegym.envs.registry import BY_ID, GAMES
 from cuegym.learn import observations as O
 from cuegym.learn import spaces
 
-ACTIONS = ("menu", "shot")
+ACTIONS = ("menu", "residual", "shot")
+RESIDUAL_PHI = float(np.deg2rad(1.5))  # [rad] the aim's correction at a unit residual
+RESIDUAL_SPEED = 0.25  # the pace's correction at a unit residual, a fraction of the candidate's
+AIMS = ("table", "ball")
 OBSERVATIONS = ("flat", "egocentric")
 OPPONENTS = ("ghost", "random")
 MAX_OPPONENT_DECISIONS = 64  # per agent step; more leaves the opponent's turn to the next step
@@ -45,11 +50,13 @@ class EnvParams(NamedTuple):
 class EnvState(NamedTuple):
     """One table: ``table`` the functional env's state, ``menu`` the candidates' action dict
     (each field (K, ...); an empty dict with ``action="shot"``), ``steps`` () int32 the
-    agent's decisions this episode."""
+    agent's decisions this episode, ``legal`` (K,) bool the menu's legal candidates (None
+    with ``action="shot"``)."""
 
     table: F.EnvState
     menu: dict
     steps: jnp.ndarray
+    legal: jnp.ndarray | None = None
 
 
 try:  # subclass gymnax's base where it is installed, so isinstance checks of trainers pass
@@ -67,6 +74,7 @@ class CueGymnaxEnv(_Base):
     action: str = "menu"
     observation: str = "flat"
     opponent: str | None = None
+    aim: str = "table"
 
     # -- gymnax's interface
 
@@ -80,11 +88,20 @@ class CueGymnaxEnv(_Base):
 
     @property
     def num_actions(self) -> int:
-        return M.size() if self.action == "menu" else 5
+        return M.size() if self.on_menu else 5
+
+    @property
+    def on_menu(self) -> bool:
+        """Whether the action picks a candidate of the shot menu (``"menu"``, ``"residual"``)."""
+        return self.action != "shot"
 
     def action_space(self, params: EnvParams | None = None):
+        """``Discrete(K)`` (menu); ``Tuple(Discrete(K), Box(-1, 1, (2,)))`` (residual: the
+        candidate, then its aim and pace corrections); ``Box(-1, 1, (5,))`` (shot)."""
         if self.action == "menu":
             return spaces.discrete(M.size())
+        if self.action == "residual":
+            return spaces.product([spaces.discrete(M.size()), spaces.box(-1.0, 1.0, (2,), jnp.float32)])
         return spaces.box(-1.0, 1.0, (5,), jnp.float32)
 
     def observation_space(self, params: EnvParams | None = None):
@@ -149,7 +166,8 @@ class CueGymnaxEnv(_Base):
         truncated = done & ~final.terminated
         info = {"terminated": done & final.terminated, "truncated": truncated,
                 "discount": 1.0 - (done & final.terminated).astype(jnp.float32),
-                "success": done & self.success(mine, final, 0), "foul": mine.foul}
+                "success": done & self.success(mine, final, 0), "foul": mine.foul,
+                "illegal": self.illegal(state, action)}
         obs, new = self._finish(t, jnp.where(done, 0, n))
         return obs, new, (mine.rewards[0] + got).astype(jnp.float32), done, info
 
@@ -179,12 +197,12 @@ class CueGymnaxEnv(_Base):
         done = table.terminated | truncated
         info = {"terminated": table.terminated, "truncated": truncated & ~table.terminated,
                 "discount": 1.0 - table.terminated.astype(jnp.float32), "success": self.success(mine, table, seat),
-                "foul": mine.foul}
+                "foul": mine.foul, "illegal": self.illegal(state, action)}
         return table, steps, (reward + theirs).astype(jnp.float32), done, info
 
     def _finish(self, table, steps):
         m = self._menu(table)
-        state = EnvState(table, m.actions if m is not None else {}, steps)
+        state = EnvState(table, m.actions, steps, m.legal) if m is not None else EnvState(table, {}, steps)
         return self._observe(state, m), state
 
     # -- cuegym's parts
@@ -196,11 +214,11 @@ class CueGymnaxEnv(_Base):
 
     def layout(self):
         """The observation's parts in order, (name, length): ``menu`` K x F candidate features
-        and ``legal`` K (with ``action="menu"``), then ``table``: the game observation
+        and ``legal`` K (with ``action="menu"`` or ``"residual"``), then ``table``: the game observation
         flattened (:func:`cuegym.learn.observations.flatten`), or its egocentric features
         followed by it (``observation="egocentric"``)."""
         parts = []
-        if self.action == "menu":
+        if self.on_menu:
             parts += [("menu", M.size() * M.NUM_FEATURES), ("legal", M.size())]
         if self.observation == "egocentric":
             parts.append(("egocentric", O.egocentric_size(self.func)))
@@ -217,18 +235,40 @@ class CueGymnaxEnv(_Base):
         raise ValueError(f"name: one of {', '.join(p for p, _ in self.layout())}, got {name!r}")
 
     def decision(self, state: EnvState, action):
-        """The env action dict the agent's ``action`` stands for: the menu's candidate, or
+        """The env action dict the agent's ``action`` stands for: the menu's candidate (an
+        illegal index plays no stroke, :func:`_candidate`), or
         the stroke in [-1, 1]^5 scaled to the shot limits with the ghost's call,
-        nomination and placement."""
+        nomination and placement. A residual ``(k, c)`` plays candidate k with its phi
+        turned by c[0] x :data:`RESIDUAL_PHI` and its speed scaled by 1 + c[1] x
+        :data:`RESIDUAL_SPEED` (within the shot limits). With ``aim="ball"`` the stroke's first component is not
+        phi but the aim across the ball on (the ghost's ball): -1 and +1 the thinnest
+        contacts on either side (:func:`aim_across`), 0 full ball."""
         if self.action == "menu":
-            k = jnp.clip(jnp.asarray(action, jnp.int32).reshape(()), 0, M.size() - 1)
-            return M.choose(M.Menu(state.menu, None, None), k)
+            return _candidate(state, action)[0]
+        if self.action == "residual":
+            chosen = _candidate(state, action[0])[0]
+            c = jnp.clip(jnp.asarray(action[1], jnp.float64).reshape(2), -1.0, 1.0)
+            shot = chosen["shot"]
+            speed = jnp.clip(shot[1] * (1.0 + c[1] * RESIDUAL_SPEED), F.SHOT_LOW[1], F.SHOT_HIGH[1])
+            return {**chosen, "shot": shot.at[0].add(c[0] * RESIDUAL_PHI).at[1].set(speed)}
         ghost, _ = ghost_decision(self.func, state.table)
         unit = jnp.clip(jnp.asarray(action, jnp.float64).reshape(5), -1.0, 1.0)
         lo, hi = jnp.asarray(F.SHOT_LOW), jnp.asarray(F.SHOT_HIGH)
         lo = lo.at[0].set(0.0).at[4].set(0.0)
         hi = hi.at[0].set(2 * jnp.pi).at[4].set(0.0)
-        return {**ghost, "shot": lo + (unit + 1.0) / 2.0 * (hi - lo)}
+        shot = lo + (unit + 1.0) / 2.0 * (hi - lo)
+        if self.aim == "ball":
+            table = state.table
+            cue = jnp.where(ball_in_hand(table.game.phase), ghost["place"], table.xy[ghost["cue_ball"]])
+            shot = shot.at[0].set(aim_across(cue, table.xy[ghost["ball"]], self.func.spec.ball_radius, unit[0]))
+        return {**ghost, "shot": shot}
+
+    def illegal(self, state: EnvState, action):
+        """() bool: the menu index of ``action`` is out of range or masked (played as no
+        stroke: :meth:`decision`); always False with ``action="shot"``."""
+        if not self.on_menu:
+            return jnp.asarray(False)
+        return _candidate(state, action if self.action == "menu" else action[0])[1]
 
     def success(self, mine: F.EnvState, final: F.EnvState, seat):
         """() bool: a drill's stroke did what it asks (PotShot: the clean pot; Lag: its
@@ -238,7 +278,7 @@ class CueGymnaxEnv(_Base):
         return final.terminated & (final.game.winner == seat)
 
     def _menu(self, table: F.EnvState):
-        return M.menu(self.func, table) if self.action == "menu" else None
+        return M.menu(self.func, table) if self.on_menu else None
 
     def _observe(self, state: EnvState, m):
         obs = F.observe(self.func, state.table)
@@ -283,12 +323,38 @@ class CueGymnaxEnv(_Base):
         return table, got
 
 
+def _candidate(state: EnvState, index):
+    """(the action dict of menu candidate ``index`` of ``state``, () bool whether the index
+    is illegal: out of [0, K) or masked). An illegal index plays no stroke: the ghost's
+    decision (the last candidate, always legal) at speed 0, which meets no ball and which
+    the referee rules as that foul; in a phase without a stroke, the ghost's answer."""
+    i = jnp.asarray(index, jnp.int32).reshape(())
+    k = jnp.clip(i, 0, M.size() - 1)
+    illegal = (i != k) | ~state.legal[k]
+    chosen = M.choose(M.Menu(state.menu, None, None), jnp.where(illegal, M.size() - 1, k))
+    shot = chosen["shot"]
+    return {**chosen, "shot": jnp.where(illegal, shot.at[1].set(0.0), shot)}, illegal
+
+
+def aim_across(cue, ball, radius, u):
+    """() phi [rad] of a stroke from ``cue`` (2,) [m] aimed across ``ball`` (2,) [m]: ``u`` in
+    [-1, 1] turns the aim from the line of centres (0, a full-ball contact) by u times the
+    widest angle that still meets the ball, asin(2R / d) for centres d apart (1 when they
+    touch). ``radius`` R [m]."""
+    d = ball - cue
+    dist = jnp.sqrt(jnp.sum(d * d))
+    widest = jnp.arcsin(jnp.clip(2 * radius / jnp.maximum(dist, 1e-12), 0.0, 1.0))
+    return jnp.mod(jnp.arctan2(d[1], d[0]) + u * widest, 2 * jnp.pi)
+
+
 def make(env_id: str, *, action: str = "menu", observation: str = "flat", opponent: str | None = "default",
-         **options) -> tuple[CueGymnaxEnv, EnvParams]:
+         aim: str = "table", **options) -> tuple[CueGymnaxEnv, EnvParams]:
     """``(env, params)`` of ``env_id`` (``"cuegym/PotShot-v0"``, or its task name). ``action``
     one of :data:`ACTIONS`, ``observation`` one of :data:`OBSERVATIONS`, ``opponent`` one of
     :data:`OPPONENTS` or None (the agent plays every seat, rewarded as the player who
-    acted); the default is the ghost in the refereed games and none in the drills.
+    acted); the default is the ghost in the refereed games and none in the drills. ``aim``
+    one of :data:`AIMS`, with ``action="shot"``: the stroke's first component is phi over
+    [0, 2 pi) (``"table"``) or the aim across the ghost's ball on (``"ball"``).
     ``options``: the functional env's (:class:`cuegym.envs.functional.FuncEnv`: ``table``,
     ``noise``, ``max_shots``, ...)."""
     entry = BY_ID.get(env_id) or GAMES.get(env_id)
@@ -298,6 +364,10 @@ def make(env_id: str, *, action: str = "menu", observation: str = "flat", oppone
         raise ValueError(f"action: one of {', '.join(ACTIONS)}, got {action!r}")
     if observation not in OBSERVATIONS:
         raise ValueError(f"observation: one of {', '.join(OBSERVATIONS)}, got {observation!r}")
+    if aim not in AIMS:
+        raise ValueError(f"aim: one of {', '.join(AIMS)}, got {aim!r}")
+    if aim != "table" and action != "shot":
+        raise ValueError(f"aim: {aim!r} applies to action='shot' only, got action={action!r}")
     if opponent == "default":
         opponent = "ghost" if entry.referee is not None else None
     if opponent is not None and opponent not in OPPONENTS:
@@ -305,6 +375,6 @@ def make(env_id: str, *, action: str = "menu", observation: str = "flat", oppone
     if opponent is not None and entry.referee is None:
         raise ValueError(f"opponent: {entry.env_id} is a one-player drill; pass opponent=None")
     func = F.FuncEnv(task=entry.name, **options)
-    env = CueGymnaxEnv(func, action, observation, opponent)
+    env = CueGymnaxEnv(func, action, observation, opponent, aim)
     return env, env.default_params
 

@@ -1,4 +1,5 @@
-"""The policy and value networks (flax): a scorer of the shot menu's candidates, and a
+"""The policy and value networks (flax): a scorer of the shot menu's candidates (with a
+Gaussian correction of each candidate's aim and pace for ``action="residual"``), and a
 Gaussian stroke policy for ``action="shot"``.
 
 Why a scorer: the candidates are a set, so one small network scores each candidate from its
@@ -31,11 +32,14 @@ class MLP(nn.Module):
 
 class MenuPolicy(nn.Module):
     """obs (..., D) laid out as :meth:`cuegym.learn.gymnax_env.CueGymnaxEnv.layout` ->
-    (logits (..., K), value (...)). ``hidden`` the width of each layer."""
+    (logits (..., K), value (...)); with ``residual``, (logits, mean (..., K, 2) in [-1, 1]
+    the correction of each candidate, log_std (2,), value). ``hidden`` the width of each
+    layer. The correction's head starts at zero, so a residual policy starts as the menu's."""
 
     k: int
     features: int
     hidden: int = 64
+    residual: bool = False
 
     @nn.compact
     def __call__(self, obs):
@@ -50,7 +54,11 @@ class MenuPolicy(nn.Module):
         logits = jnp.where(legal, logits, NEG)
         pooled = jnp.sum(h * legal[..., None], -2) / jnp.maximum(jnp.sum(legal, -1, keepdims=True), 1)
         value = nn.Dense(1)(MLP((self.hidden,))(jnp.concatenate([pooled, context], -1)))[..., 0]
-        return logits, value
+        if not self.residual:
+            return logits, value
+        mean = jnp.tanh(nn.Dense(2, kernel_init=nn.initializers.zeros)(h))
+        log_std = self.param("log_std", nn.initializers.constant(-1.0), (2,))
+        return logits, mean, log_std, value
 
 
 class ShotPolicy(nn.Module):
@@ -67,7 +75,7 @@ class ShotPolicy(nn.Module):
 
 
 def network(action: str, hidden: int | None = None):
-    """The network of an action kind (``"menu"`` or ``"shot"``)."""
-    if action == "menu":
-        return MenuPolicy(M.size(), M.NUM_FEATURES, hidden or 64)
+    """The network of an action kind (``"menu"``, ``"residual"`` or ``"shot"``)."""
+    if action in ("menu", "residual"):
+        return MenuPolicy(M.size(), M.NUM_FEATURES, hidden or 64, residual=action == "residual")
     return ShotPolicy(hidden or 128)

@@ -52,15 +52,16 @@ def flatten(env: F.FuncEnv, obs: dict):
 
 def egocentric_size(env: F.FuncEnv) -> int:
     """The length of :func:`egocentric`."""
-    return env.n_balls * (4 + 3 * 6)
+    return env.n_balls * (4 + 4 * 6)
 
 
 def egocentric(env: F.FuncEnv, state: F.EnvState, striker):
-    """(E,) float32, E = N x 22: for each ball j, its offset from the striker (dx, dy [table
+    """(E,) float32, E = N x 28: for each ball j, its offset from the striker (dx, dy [table
     lengths]), its distance, whether it is on the table; and for each pocket p its distance
     to p [table lengths], the cosine of the cut that pots it in p from the striker (the
     ghost-ball aim's angle with j's path to p; 0 where the cut is over 90 degrees or j is
-    the striker) and cos of its path against the pocket's axis. ``striker`` () int the
+    the striker), cos of its path against the pocket's axis, and the cut's sine, signed
+    (positive when j's path turns anticlockwise from the aim; 0 where the cosine is). ``striker`` () int the
     ball the player strikes (the ball in hand where it is placed)."""
     table = get_table(env.table)
     scale = env.spec.length
@@ -79,10 +80,11 @@ def egocentric(env: F.FuncEnv, state: F.EnvState, striker):
     cos_cut = jnp.maximum(jnp.sum(aim * u, -1), 0.0)
     mine = jnp.arange(env.n_balls)[:, None] == striker
     cos_cut = jnp.where(mine | ~on[:, None], 0.0, cos_cut)
+    sin_cut = jnp.where(cos_cut > 0, aim[..., 0] * u[..., 1] - aim[..., 1] * u[..., 0], 0.0)
     approach = jnp.sum(u * jnp.asarray(table.drop_n)[None], -1)
     onf = on.astype(jnp.float32)[:, None]
     per_ball = jnp.concatenate([rel * onf, (dist * on)[:, None], onf, d2 / scale * onf, cos_cut,
-                                approach * onf], -1)
+                                approach * onf, sin_cut], -1)
     return per_ball.ravel().astype(jnp.float32)
 
 

@@ -62,16 +62,52 @@ class TrainState(NamedTuple):
     steps: jnp.ndarray
 
 
+class Residual(NamedTuple):
+    """The residual policy's distribution: a candidate k from ``logits`` (..., K), then its
+    correction from a diagonal Gaussian of mean ``mean[k]`` ((..., K, 2)) and ``log_std``
+    (2,). An action is the pair (k (...), correction (..., 2))."""
+
+    logits: jnp.ndarray
+    mean: jnp.ndarray
+    log_std: jnp.ndarray
+
+    def _parts(self, k):
+        pick = jnp.take_along_axis(self.mean, k[..., None, None], -2)[..., 0, :]
+        return distrax.Categorical(logits=self.logits), distrax.MultivariateNormalDiag(
+            pick, jnp.broadcast_to(jnp.exp(self.log_std), pick.shape))
+
+    def sample(self, seed):
+        k_pick, k_fix = jax.random.split(seed)
+        k = distrax.Categorical(logits=self.logits).sample(seed=k_pick)
+        return k, self._parts(k)[1].sample(seed=k_fix)
+
+    def log_prob(self, action):
+        cat, normal = self._parts(action[0])
+        return cat.log_prob(action[0]) + normal.log_prob(action[1])
+
+    def entropy(self):
+        # the Gaussian's entropy does not depend on the candidate: its std is shared
+        cat, normal = self._parts(jnp.zeros(self.logits.shape[:-1], jnp.int32))
+        return cat.entropy() + normal.entropy()
+
+
 def distribution(env, out):
     """The policy's distribution from the network's output."""
     if env.action == "menu":
         return distrax.Categorical(logits=out[0])
+    if env.action == "residual":
+        return Residual(out[0], out[1], out[2])
     return distrax.MultivariateNormalDiag(out[0], jnp.exp(out[1]))
 
 
 def greedy(env, out):
     """The policy's most likely action."""
-    return jnp.argmax(out[0], -1) if env.action == "menu" else out[0]
+    if env.action == "menu":
+        return jnp.argmax(out[0], -1)
+    if env.action == "residual":
+        k = jnp.argmax(out[0], -1)
+        return k, jnp.take_along_axis(out[1], k[..., None, None], -2)[..., 0, :]
+    return out[0]
 
 
 def optimiser(cfg: Config):
@@ -127,7 +163,7 @@ def iteration(env, env_params, cfg: Config, ts: TrainState):
     _, advantages = jax.lax.scan(gae, (jnp.zeros_like(last_value), last_value), batch, reverse=True)
     returns = advantages + batch.value
     flat = lambda x: x.reshape((-1,) + x.shape[2:])  # noqa: E731
-    data = (flat(batch.obs), flat(batch.action), flat(batch.logp), flat(advantages), flat(returns))
+    data = jax.tree.map(flat, (batch.obs, batch.action, batch.logp, advantages, returns))
 
     def loss_fn(params, obs, action, logp_old, adv, ret):
         out = net.apply(params, obs)
@@ -151,7 +187,7 @@ def iteration(env, env_params, cfg: Config, ts: TrainState):
 
         def minibatch(carry, idx):
             params, opt_state = carry
-            (loss, aux), grads = jax.value_and_grad(loss_fn, has_aux=True)(params, *(x[idx] for x in data))
+            (loss, aux), grads = jax.value_and_grad(loss_fn, has_aux=True)(params, *jax.tree.map(lambda x: x[idx], data))
             updates, opt_state = opt.update(grads, opt_state, params)
             return (optax.apply_updates(params, updates), opt_state), (loss, *aux)
 

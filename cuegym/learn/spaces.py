@@ -1,6 +1,7 @@
 """The gymnax spaces of the gymnax env: gymnax's own classes where gymnax is installed (its
 trainers test ``isinstance`` on them), else small stand-ins with the same interface
-(``sample(key)``, ``contains(x)``, ``shape``, ``dtype``; ``n`` or ``low`` / ``high``)."""
+(``sample(key)``, ``contains(x)``, ``shape``, ``dtype``; ``n`` or ``low`` / ``high``; a
+tuple's ``spaces``)."""
 
 from __future__ import annotations
 
@@ -27,6 +28,19 @@ class Discrete(NamedTuple):
 
     def contains(self, x):
         return jnp.logical_and(x >= 0, x < self.n)
+
+
+class Product(NamedTuple):
+    """A tuple of ``spaces``, one action of each."""
+
+    spaces: tuple
+
+    def sample(self, key):
+        keys = jax.random.split(key, len(self.spaces))
+        return tuple(s.sample(k) for s, k in zip(self.spaces, keys))
+
+    def contains(self, x):
+        return jnp.all(jnp.stack([jnp.all(s.contains(v)) for s, v in zip(self.spaces, x)]))
 
 
 class Box(NamedTuple):
@@ -56,3 +70,10 @@ def box(low, high, shape, dtype=jnp.float32):
     if _gymnax_spaces is not None:
         return _gymnax_spaces.Box(low, high, shape, dtype)
     return Box(low, high, tuple(shape), dtype)
+
+
+def product(parts):
+    """Tuple(parts) of gymnax, or the stand-in."""
+    if _gymnax_spaces is not None:
+        return _gymnax_spaces.Tuple(list(parts))
+    return Product(tuple(parts))

@@ -29,9 +29,10 @@ CONFIG = "config.json"
 
 def make_env(spec: dict):
     """(env, params) of a run's ``spec`` (``env``, ``action``, ``observation``, ``opponent``,
-    ``options``)."""
+    ``options``; ``aim``, "table" when absent)."""
     return gymnax_env.make(spec["env"], action=spec["action"], observation=spec["observation"],
-                           opponent=spec.get("opponent", "default"), **spec.get("options", {}))
+                           opponent=spec.get("opponent", "default"), aim=spec.get("aim", "table"),
+                           **spec.get("options", {}))
 
 
 def run(spec: dict, cfg: ppo.Config, *, minutes: float, seed: int, out: pathlib.Path, max_steps: int | None = None,
@@ -68,11 +69,12 @@ def run(spec: dict, cfg: ppo.Config, *, minutes: float, seed: int, out: pathlib.
     trained = int(ts.steps) - per  # the first iteration ran inside the compile timing
 
     (out / CHECKPOINT).write_bytes(serialization.to_bytes(ts.params))
-    (out / CONFIG).write_text(json.dumps({"spec": spec, "hidden": cfg.hidden}, indent=2))
+    (out / CONFIG).write_text(json.dumps({"spec": spec, "hidden": cfg.hidden,
+                                          "layout": [list(part) for part in env.layout()]}, indent=2))
 
     result = evaluation(env, params, cfg, ts.params, k_eval, eval_episodes)
     result.update({
-        "env": spec["env"], "action": spec["action"], "observation": spec["observation"],
+        "env": spec["env"], "action": spec["action"], "aim": env.aim, "observation": spec["observation"],
         "options": spec.get("options", {}), "seed": seed, "config": dataclasses.asdict(cfg),
         "steps": int(ts.steps), "train_seconds": round(train_s, 2), "compile_seconds": round(compile_s, 2),
         "steps_per_s": round(trained / train_s, 1) if train_s > 0 else None,
@@ -86,16 +88,20 @@ def run(spec: dict, cfg: ppo.Config, *, minutes: float, seed: int, out: pathlib.
 
 def evaluation(env, params, cfg, net_params, key, episodes: int) -> dict:
     """The greedy policy and the ghost on the same ``episodes`` seeded episodes: success
-    rates with 95 % intervals, mean returns. With the menu, one program plays both (the
-    ghost is the menu's last candidate) on a batch of twice the episodes."""
+    rates with 95 % intervals, mean returns. With the menu (or the residual), one program
+    plays both (the ghost is the menu's last candidate, uncorrected) on a batch of twice the
+    episodes."""
     net = network(env.action, cfg.hidden)
     keys = jax.random.split(key, episodes)
     horizon = int(params.max_steps_in_episode)
     ghost_action = M.size() - 1
-    if env.action == "menu":
+    if env.on_menu:
         def both(w, obs, state):
             mine = ppo.greedy(env, net.apply(w, obs))
-            return jnp.where(jnp.arange(obs.shape[0]) < episodes, mine, ghost_action)
+            first = jnp.arange(obs.shape[0]) < episodes
+            if env.action == "residual":  # the ghost's candidate uncorrected
+                return jnp.where(first, mine[0], ghost_action), jnp.where(first[:, None], mine[1], 0.0)
+            return jnp.where(first, mine, ghost_action)
 
         ok, ret, _ = _evaluate(env, both, horizon)(params, net_params, jnp.concatenate([keys, keys]))
         p_ok, p_ret, g_ok, g_ret = ok[:episodes], ret[:episodes], ok[episodes:], ret[episodes:]
@@ -167,11 +173,31 @@ def plot_curve(curve: list, result: dict, path: pathlib.Path) -> bool:
 
 def load(path, **options) -> tuple:
     """(env, env params, network, network params) of a run's output folder ``path``;
-    ``options`` replace the env options the run was trained with (``table``, ``noise``)."""
+    ``options`` replace the env options the run was trained with (``table``, ``noise``).
+    ValueError naming ``checkpoint`` when the env rebuilt from the config observes other
+    parts than the run did (another id, observation or action), or when a weight's shape
+    is not the network's."""
     path = pathlib.Path(path)
     cfg = json.loads((path / CONFIG).read_text())
     spec = cfg["spec"]
     env, params = make_env({**spec, "options": {**spec.get("options", {}), **options}})
+    now = [list(part) for part in env.layout()]
+    if "layout" in cfg and cfg["layout"] != now:
+        differ = [f"{a[0]} {a[1]} -> {b[0]} {b[1]}" for a, b in zip(cfg["layout"], now) if a != b]
+        differ += [f"{a[0]} {a[1]} -> none" for a in cfg["layout"][len(now):]]
+        differ += [f"none -> {b[0]} {b[1]}" for b in now[len(cfg["layout"]):]]
+        raise ValueError(f"checkpoint: {str(path)!r} was trained on observation parts {cfg['layout']}; "
+                         f"{spec['env']} with observation={spec['observation']!r}, action={spec['action']!r} "
+                         f"observes {now} ({'; '.join(differ)})")
     net = network(env.action, cfg.get("hidden"))
     template = net.init(jax.random.PRNGKey(0), jnp.zeros((1, env.obs_size), jnp.float32))
-    return env, params, net, serialization.from_bytes(template, (path / CHECKPOINT).read_bytes())
+    saved = serialization.msgpack_restore((path / CHECKPOINT).read_bytes())
+    want = {"/".join(str(getattr(k, "key", k)) for k in kp): np.shape(v)
+            for kp, v in jax.tree_util.tree_flatten_with_path(template)[0]}
+    got = {"/".join(str(getattr(k, "key", k)) for k in kp): np.shape(v)
+           for kp, v in jax.tree_util.tree_flatten_with_path(saved)[0]}
+    if got != want:
+        bad = sorted(k for k in set(got) | set(want) if got.get(k) != want.get(k))
+        raise ValueError(f"checkpoint: {str(path)!r} does not fit the {env.action!r} network of {spec['env']}: "
+                         + "; ".join(f"{k} saved {got.get(k)}, expected {want.get(k)}" for k in bad[:4]))
+    return env, params, net, serialization.from_state_dict(template, saved)

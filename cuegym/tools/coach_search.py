@@ -201,7 +201,7 @@ def policy_candidates(policy, env, position: Position, obs: dict, noise: float):
     if agent.env.task != env.task:
         raise PositionError("game", f"the policy in {str(policy)!r} plays {agent.env.task!r}, the position "
                                     f"{env.task!r}")
-    if agent.policy_env.action != "menu":
+    if not agent.policy_env.on_menu:
         raise ValueError(f"policy: {str(policy)!r} was trained with action='shot'; suggest ranks a menu policy's "
                          f"candidates")
     ranked = agent.scores(obs)

@@ -95,6 +95,10 @@ def test_bad_input_names_the_field():
         cg.make("cuegym/RussianPyramid-v0", opponent="shark")
     with pytest.raises(ValueError, match="noise"):
         cg.make("cuegym/PotShot-v0", noise=-1.0)
+    with pytest.raises(ValueError, match="aim"):
+        cg.make("cuegym/PotShot-v0", action="shot", aim="pocket")
+    with pytest.raises(ValueError, match="aim"):
+        cg.make("cuegym/PotShot-v0", action="menu", aim="ball")
 
 
 def test_the_opponent_plays_until_the_agent_is_to_play():
@@ -163,3 +167,145 @@ def test_egocentric_features_see_a_straight_pot_as_a_full_ball_cut():
     assert ("egocentric", O.egocentric_size(env.func)) in env.layout()
     obs, _ = env.reset(jax.random.PRNGKey(1), params)
     assert obs.shape == (env.obs_size,)
+
+
+def _on_a_line_to_pocket(env, gap):
+    """A PotShot state with the object ball 0.5 m from pocket 0 on its axis and the cue ball
+    ``gap`` [m] behind it on the same line."""
+    from cuegym.envs import functional as F
+    from cuegym.physics import get_table
+
+    table = get_table("pool-9ft")
+    pocket = np.asarray(table.pocket_xy[0])
+    axis = np.asarray(table.drop_n[0])
+    obj = pocket - 0.5 * axis
+    cue = obj - gap * axis
+    return F.init(env.func, jax.random.PRNGKey(0))._replace(xy=jnp.asarray(np.stack([cue, obj]))), cue, obj
+
+
+def test_ball_frame_aim_spans_the_contact_range():
+    """aim="ball": u = 0 aims at the ball's centre; |u| = 1 passes the ball's centre at 2R
+    (the thinnest contact), on the side of u's sign; between, the centre's distance from
+    the aim line is d sin(|u| asin(2R/d)) for centres d apart."""
+    env, _ = cg.make("cuegym/PotShot-v0", action="shot", aim="ball", table="pool-9ft")
+    gap = 0.4
+    state, cue, obj = _on_a_line_to_pocket(env, gap)
+    st = cg.EnvState(state, {}, jnp.asarray(0, jnp.int32))
+    r = env.func.spec.ball_radius
+    d = obj - cue
+    dist = float(np.linalg.norm(d))
+    assert dist == pytest.approx(gap)
+    widest = np.arcsin(2 * r / dist)
+    for u in (-1.0, -0.5, 0.0, 0.3, 1.0):
+        phi = float(env.decision(st, jnp.asarray([u, 0.0, 0.0, 0.0, 0.0]))["shot"][0])
+        line = np.array([np.cos(phi), np.sin(phi)])
+        side = line[0] * d[1] - line[1] * d[0]  # the centre's signed distance from the aim line
+        assert -side == pytest.approx(dist * np.sin(u * widest), abs=1e-12)
+    assert dist * np.sin(widest) == pytest.approx(2 * r, rel=1e-12)
+
+
+def test_ball_frame_aim_full_ball_pots_the_straight_shot_and_the_edge_cuts_it():
+    """Noise-free, a full-ball stroke (u = 0) pots a ball on the pocket's axis; at u = 0.9
+    the object ball is still met first but leaves on a cut and misses the pocket."""
+    env, params = cg.make("cuegym/PotShot-v0", action="shot", aim="ball", table="pool-9ft", noise=0.0)
+    state, _, _ = _on_a_line_to_pocket(env, 0.4)
+    st = cg.EnvState(state, {}, jnp.asarray(0, jnp.int32))
+    step = jax.jit(env.step)
+    speed = -0.6  # unit in [-1, 1]: 2 m/s of the 0..10 m/s range
+    got = {}
+    for u in (0.0, 0.9):
+        _, _, reward, done, info = step(jax.random.PRNGKey(3), st, jnp.asarray([u, speed, 0.0, 0.0, 0.0]), params)
+        got[u] = (float(reward), bool(done), bool(info["foul"]))
+    assert got[0.0][:2] == (1.0, True)
+    assert got[0.9][0] == 0.0 and not got[0.9][2]  # a legal contact, no pot
+
+
+def test_egocentric_signed_cut_is_the_sine_of_the_turn_from_aim_to_path():
+    """The cue ball 0.4 m behind the ghost ball for pocket 0, its aim turned 30 degrees
+    anticlockwise from the object ball's path: cos(cut) = cos 30, and the path turns -30
+    degrees from the aim, so the signed sine is -1/2; mirrored, +1/2."""
+    from cuegym.envs import functional as F
+    from cuegym.physics import get_table
+
+    env, _ = cg.make("cuegym/PotShot-v0", observation="egocentric", table="pool-9ft")
+    table = get_table("pool-9ft")
+    r = env.func.spec.ball_radius
+    pocket = np.asarray(table.pocket_xy[0])
+    u = np.asarray(table.drop_n[0])
+    obj = pocket - 0.5 * u
+    ghost = obj - 2 * r * u
+    for turn, want in ((30.0, -0.5), (-30.0, 0.5)):
+        c, s = np.cos(np.deg2rad(turn)), np.sin(np.deg2rad(turn))
+        aim = np.array([c * u[0] - s * u[1], s * u[0] + c * u[1]])
+        cue = ghost - 0.4 * aim
+        state = F.init(env.func, jax.random.PRNGKey(0))._replace(xy=jnp.asarray(np.stack([cue, obj])))
+        ego = np.asarray(O.egocentric(env.func, state, 0)).reshape(2, -1)
+        assert ego[1, 10] == pytest.approx(np.cos(np.deg2rad(30.0)), abs=1e-6)  # float32
+        assert ego[1, 22] == pytest.approx(want, abs=1e-6)
+        assert np.all(ego[0, 22:28] == 0)  # the striker has no cut
+
+
+def test_residual_plays_its_candidate_corrected_in_aim_and_pace():
+    """action="residual": (k, 0) is menu candidate k itself; (k, c) turns its phi by
+    c[0] x 1.5 degrees and scales its speed by 1 + c[1] / 4, the rest unchanged."""
+    env, params = cg.make("cuegym/PotShot-v0", action="residual", table="pool-9ft")
+    menu_env, _ = cg.make("cuegym/PotShot-v0", action="menu", table="pool-9ft")
+    assert isinstance(env.action_space(params), spaces.Tuple)
+    assert env.num_actions == M.size() and env.layout() == menu_env.layout()
+    obs, state = env.reset(jax.random.PRNGKey(4), params)
+    k = M.size() - 1  # the ghost: always legal
+    plain = menu_env.decision(state, k)
+    same = env.decision(state, (k, jnp.zeros(2)))
+    assert all(np.array_equal(np.asarray(plain[f]), np.asarray(same[f])) for f in plain)
+    turned = env.decision(state, (k, jnp.asarray([1.0, -1.0])))
+    shot, base = np.asarray(turned["shot"]), np.asarray(plain["shot"])
+    assert shot[0] - base[0] == pytest.approx(np.deg2rad(1.5), abs=1e-12)
+    assert shot[1] == pytest.approx(base[1] * 0.75, rel=1e-12)
+    np.testing.assert_array_equal(shot[2:], base[2:])
+    clipped = env.decision(state, (k, jnp.asarray([7.0, 0.0])))  # the correction is clipped to [-1, 1]
+    assert float(clipped["shot"][0]) == pytest.approx(float(turned["shot"][0]), abs=1e-12)
+
+
+def test_residual_distribution_is_the_candidate_then_its_gaussian():
+    """log p(k, c) = log softmax(logits)[k] + the diagonal Gaussian's log density of c about
+    mean[k]; greedy is (argmax, mean[argmax]); the entropy is the two's sum."""
+    from cuegym.learn import ppo
+
+    env, _ = cg.make("cuegym/PotShot-v0", action="residual", table="pool-9ft")
+    logits = jnp.asarray([[0.0, 1.0, -2.0]])
+    mean = jnp.asarray([[[0.1, 0.2], [-0.3, 0.4], [0.0, 0.0]]])
+    log_std = jnp.asarray([-1.0, -0.5])
+    dist = ppo.distribution(env, (logits, mean, log_std, jnp.zeros(1)))
+    c = jnp.asarray([[-0.2, 0.1]])
+    std = np.exp(np.asarray(log_std))
+    z = (np.asarray(c[0]) - np.asarray(mean[0, 1])) / std
+    want = (np.asarray(jax.nn.log_softmax(logits[0]))[1]
+            + np.sum(-0.5 * z**2 - np.log(std) - 0.5 * np.log(2 * np.pi)))
+    assert float(dist.log_prob((jnp.asarray([1]), c))[0]) == pytest.approx(want, rel=1e-6)
+    k, cc = ppo.greedy(env, (logits, mean, log_std, jnp.zeros(1)))
+    assert int(k[0]) == 1 and np.allclose(np.asarray(cc[0]), [-0.3, 0.4])
+    p = np.asarray(jax.nn.softmax(logits[0]))
+    gauss = np.sum(0.5 * np.log(2 * np.pi * np.e) + np.asarray(log_std))
+    assert float(dist.entropy()[0]) == pytest.approx(-np.sum(p * np.log(p)) + gauss, rel=1e-6)
+    ks, cs = dist.sample(seed=jax.random.PRNGKey(0))
+    assert ks.shape == (1,) and cs.shape == (1, 2)
+
+
+def test_an_illegal_menu_index_is_no_stroke_ruled_a_foul_and_flagged():
+    """A masked candidate or an index out of [0, K) plays no stroke: in Russian pyramid the
+    referee rules it a foul (the cue ball touches no object ball, RU-GEN-37) and info flags it; a
+    legal index is not flagged."""
+    env, params = cg.make("cuegym/RussianPyramid-v0", opponent=None, table="pyramid-12ft", noise=0.0)
+    step = jax.jit(env.step)
+    obs, state = env.reset(jax.random.PRNGKey(7), params)
+    legal = np.asarray(state.legal)
+    masked = int(np.flatnonzero(~legal)[0])
+    good = int(np.flatnonzero(legal)[0])
+    for index, bad in ((masked, True), (M.size(), True), (-1, True), (good, False)):
+        _, after, _, _, info = step(jax.random.PRNGKey(8), state, jnp.asarray(index), params)
+        assert bool(info["illegal"]) == bad, index
+        if bad:
+            assert bool(info["foul"]), index
+            # the object balls stay (the cue ball, in hand at the deal, is placed at the ghost's spot)
+            np.testing.assert_array_equal(np.asarray(after.table.xy)[1:], np.asarray(state.table.xy)[1:])
+    assert isinstance(env.action_space(params), spaces.Discrete)
