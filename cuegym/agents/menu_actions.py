@@ -87,13 +87,15 @@ class _Menus:
         features, legal = (self.features, self.legal) if batched else (self.features[0], self.legal[0])
         return {**obs, "menu": features.astype(np.float32), "menu_legal": legal.astype(np.int8)}
 
-    def decision(self, lane: int, k: int) -> dict:
-        """The env action dict of candidate ``k`` of table ``lane``: the stroke in float64,
-        as the menu built it."""
-        a = {name: v[lane, k] for name, v in self.actions.items()}
-        out = {"shot": np.asarray(a["shot"], np.float64), "place": np.asarray(a["place"], np.float64)}
+    def decisions(self, ks: np.ndarray) -> dict:
+        """The env action dict of candidate ``ks[i]`` of every table i (each field (B, ...)):
+        the strokes in float64, as the menu built them."""
+        lanes = np.arange(len(ks))
+        out = {name: np.asarray(v[lanes, ks]) for name, v in self.actions.items()}
+        for name in ("shot", "place"):
+            out[name] = out[name].astype(np.float64)
         for name in ("cue_ball", "ball", "pocket", "choice"):
-            out[name] = int(a[name])
+            out[name] = out[name].astype(np.int64)
         return out
 
 
@@ -118,7 +120,9 @@ class MenuActions(gym.Wrapper):
         if self._menus.legal is None:
             raise RuntimeError("call reset() before step()")
         k = _index(action, "action", self._menus.legal[0])
-        obs, reward, terminated, truncated, info = self.env.step(self._menus.decision(0, k))
+        chosen = self._menus.decisions(np.asarray([k]))
+        action = {name: (v[0] if name in ("shot", "place") else int(v[0])) for name, v in chosen.items()}
+        obs, reward, terminated, truncated, info = self.env.step(action)
         self._menus.refresh()
         return self._menus.observe(obs), reward, terminated, truncated, {**info, "candidate": k}
 
@@ -151,9 +155,8 @@ class MenuVectorActions(gym.vector.VectorWrapper):
             raise ValueError(f"action: shape {actions.shape}, expected ({b},), one menu index per table")
         done = np.asarray(self.env.unwrapped.tables.done, bool)
         legal = self._menus.legal
-        ks = [M.size() - 1 if done[i] else _index(actions[i], f"action[{i}]", legal[i]) for i in range(b)]
-        chosen = [self._menus.decision(i, k) for i, k in enumerate(ks)]
-        batch = {name: np.stack([np.asarray(c[name]) for c in chosen]) for name in chosen[0]}
-        obs, reward, terminated, truncated, info = self.env.step(batch)
+        ks = np.asarray([M.size() - 1 if done[i] else _index(actions[i], f"action[{i}]", legal[i])
+                         for i in range(b)])
+        obs, reward, terminated, truncated, info = self.env.step(self._menus.decisions(ks))
         self._menus.refresh()
-        return self._menus.observe(obs, batched=True), reward, terminated, truncated, {**info, "candidate": np.asarray(ks)}
+        return self._menus.observe(obs, batched=True), reward, terminated, truncated, {**info, "candidate": ks}
