@@ -44,10 +44,8 @@ def escape_distance(table, xy):
     reach (<= 0: outside it): the band within ``contact_offset`` of a cushion nose or throat
     wall (behind it included) along the segment's span, a jaw's reach, or past a drop line."""
     off = table.contact_offset
-    rel = xy[..., None, :] - table.seg_a  # (..., S, 2)
-    span = table.seg_b - table.seg_a
-    frac = dot(rel, span) * (1.0 / dot(span, span))
-    band = jnp.max(jnp.where((frac >= 0) & (frac <= 1), off - dot(rel, table.seg_n), -jnp.inf), -1)
+    in_span, gap = table.nose_gaps(xy)  # (..., S)
+    band = jnp.max(jnp.where(in_span, -gap, -jnp.inf), -1)
     to_jaw = xy[..., None, :] - table.jaw_c
     jaw = jnp.max(table.jaw_r + off - jnp.sqrt(dot(to_jaw, to_jaw)), -1)
     past_drop = jnp.max(dot(xy[..., None, :] - table.drop_q, table.drop_n), -1)

@@ -129,11 +129,9 @@ def ball_ball(balls: BallState, i, j, table, throw=True) -> BallState:
     against = (jnp.where(group_against, nb_h, against[0]), against[1] | group_against)
     # a cushion nose or throat wall the lower ball touches, on the side the push drives it
     # towards, holds it as a held ball does (rule 5)
-    rel = balls.r[lower, :2] - table.seg_a
-    span = table.seg_b - table.seg_a
-    frac = dot(rel, span) * (1.0 / dot(span, span))
-    into_nose = dot(jnp.broadcast_to(push_low, rel.shape), table.seg_n)
-    on_nose = (frac >= 0) & (frac <= 1) & (dot(rel, table.seg_n) - table.contact_offset <= CONTACT_DEPTH) & (into_nose < 0)
+    in_span, gap = table.nose_gaps(balls.r[lower, :2])  # (S,)
+    into_nose = dot(jnp.broadcast_to(push_low, table.seg_n.shape), table.seg_n)
+    on_nose = in_span & (gap <= CONTACT_DEPTH) & (into_nose < 0)
     nose = jnp.argmin(jnp.where(on_nose, into_nose, jnp.inf))
     nose_against = on_bed & jnp.any(on_nose) & ~against[1]
     against = (jnp.where(nose_against, -table.seg_n[nose], against[0]), against[1] | nose_against)

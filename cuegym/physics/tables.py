@@ -20,6 +20,8 @@ import math
 import jax.numpy as jnp
 import numpy as np
 
+from cuegym.physics.vec import dot
+
 POCKETS = ("HL", "ML", "FL", "FR", "MR", "HR")
 CUSHIONS = ("head", "foot", "left-head", "left-foot", "right-head", "right-foot")
 NUM_SEGMENTS = 18  # 6 cushion noses + 2 throat walls per pocket
@@ -262,6 +264,17 @@ class Table:
         """
         s = (self.cushion_height - self.radius) / self.radius
         return self.radius * jnp.sqrt(1.0 - s * s)
+
+    def nose_gaps(self, xy):
+        """For centres ``xy`` (..., 2) [m] and every cushion nose or throat wall segment s:
+        (whether the centre lies along s's span (..., S) bool, its distance [m] from the
+        line a touching ball's centre keeps, ``contact_offset`` out from the nose (..., S);
+        negative behind it). The audit's escape band and the simulator's "touching a nose"
+        both read it."""
+        rel = xy[..., None, :] - self.seg_a
+        span = self.seg_b - self.seg_a
+        frac = dot(rel, span) * (1.0 / dot(span, span))
+        return (frac >= 0) & (frac <= 1), dot(rel, self.seg_n) - self.contact_offset
 
 
 @dataclasses.dataclass(frozen=True)
