@@ -69,7 +69,9 @@ def supported(vi, wi, vj, wj, n, grounded_i, held, R, share=1.0, against=None, n
     energy), so the contact between them does no work and the impulse keeps the energy.
     Pushed alone, the bed ball would meet the neighbour at once and be sent back into the
     ball in the air: a three-body storm of contacts a fraction of a microsecond apart.
-    Returns then also the neighbour's velocity change (3,) [m/s] and whether it is pushed.
+
+    Returns (vi, wi, vj, wj, the neighbour's velocity change (3,) [m/s], () bool whether it
+    is pushed): zeros and False without ``neighbour``.
     """
     if against is not None:
         # the held ball's reaction does no work only on a motion across h: a bed ball first
@@ -136,7 +138,7 @@ def supported(vi, wi, vj, wj, n, grounded_i, held, R, share=1.0, against=None, n
     pick = lambda bed, air, grounded: jnp.where(grounded, bed, air)  # noqa: E731
     out = (pick(vi_b, vi_a, grounded_i), pick(wi_b, wi_a, grounded_i),
            pick(vj_b, vj_a, ~grounded_i), pick(wj_b, wj_a, ~grounded_i))
-    return out if neighbour is None else (*out, dv_nb, shared)
+    return (*out, dv_nb, shared)
 
 
 def held_by_cluster(balls: BallState, k, push_xy, R):

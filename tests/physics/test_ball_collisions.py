@@ -126,9 +126,10 @@ def test_a_push_against_a_held_ball_gains_no_energy():
     def energy(va, vb):  # per unit mass: the ball in the air, and the rolling ball (7/10 m v^2)
         return 0.5 * float(va @ va) + 0.7 * float(vb[:2] @ vb[:2])
 
-    vi, _, vj, _ = supported(jnp.asarray(v_air), jnp.zeros(3), jnp.asarray(v_bed), jnp.asarray(w_bed),
-                             jnp.asarray(n), jnp.asarray(False), jnp.asarray(False), R,
-                             against=(jnp.asarray(h), jnp.asarray(True)))
+    vi, _, vj, _, dv_nb, shared = supported(jnp.asarray(v_air), jnp.zeros(3), jnp.asarray(v_bed),
+                                            jnp.asarray(w_bed), jnp.asarray(n), jnp.asarray(False),
+                                            jnp.asarray(False), R, against=(jnp.asarray(h), jnp.asarray(True)))
+    assert not bool(shared) and not np.any(np.asarray(dv_nb)), "no neighbour given, none pushed"
     vi, vj = np.asarray(vi), np.asarray(vj)
     assert energy(vi, vj) <= energy(v_air, v_bed) + 1e-15
     assert abs(vj[:2] @ h) < 1e-15, "the bed ball moves only across the held ball"
