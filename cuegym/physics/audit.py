@@ -105,7 +105,7 @@ def audit_log(table, balls: BallState, log: ev.EventLog) -> Audit:
             o_w, e_w, nan_w = jnp.maximum(o_w, o), jnp.maximum(e_w, e), nan_w | nan
         # apply event k: the involved balls take their logged states
         kind, i, j = log.kind[k], log.ball[k], log.other[k]
-        for slot, who, use in ((0, i, True), (1, j, ((kind == ev.BALL) | (kind == ev.PUSHED)) & (j >= 0))):
+        for slot, who, use in ((0, i, True), (1, j, ev.carries_other(kind, j))):
             hit = (idx == who) & use
             base = BallState(
                 r=jnp.where(hit[:, None], log.r[k, slot], base.r),

@@ -69,13 +69,19 @@ def empty_log(capacity: int) -> EventLog:
     )
 
 
+def carries_other(kind, other):
+    """Whether an event of ``kind`` logs a second ball, ``other``, in its slot 1: a ball
+    contact, or a pushed event of two balls (``other`` >= 0). JAX or NumPy values."""
+    return ((kind == BALL) | (kind == PUSHED)) & (other >= 0)
+
+
 def record(log: EventLog, kind, t, i, other, balls) -> EventLog:
     """Append one event (no-op past capacity except for the count)."""
     n = log.count
     c = log.capacity
     slot = jnp.minimum(n, c - 1)
     keep = n < c
-    has_other = ((kind == BALL) | (kind == PUSHED)) & (other >= 0)
+    has_other = carries_other(kind, other)
     j = jnp.where(has_other, other, i)
     two = jnp.stack([i, j])
     mask = jnp.stack([True, has_other])[:, None]

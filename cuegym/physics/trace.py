@@ -29,7 +29,7 @@ def _walk(balls: BallState, log):
     lr, lv, lw, ls = (np.asarray(x) for x in (log.r, log.v, log.w, log.state))
     for k in range(count):
         involved = [(int(ball[k]), 0)]
-        if kinds[k] in (ev.BALL, ev.PUSHED) and other[k] >= 0:
+        if ev.carries_other(kinds[k], other[k]):
             involved.append((int(other[k]), 1))
         for idx, slot in involved:
             base["r"][idx], base["v"][idx], base["w"][idx] = lr[k, slot], lv[k, slot], lw[k, slot]

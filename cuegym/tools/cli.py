@@ -89,6 +89,7 @@ def simulate_position(position, shot, max_events: int | None = None) -> dict:
     import numpy as np
 
     from cuegym.physics import CUSHIONS, KIND_NAMES, OFF_TABLE, POCKETED, POCKETS, get_table, simulate
+    from cuegym.physics.events import carries_other
     from cuegym.physics.simulate import DEFAULT_MAX_EVENTS
     from cuegym.positions import next_position, rounded
 
@@ -118,7 +119,7 @@ def simulate_position(position, shot, max_events: int | None = None) -> dict:
     events = []
     for k in range(count):
         name = KIND_NAMES[int(kind[k])]
-        involved = [int(ball[k])] + ([int(other[k])] if name in ("ball", "pushed") and other[k] >= 0 else [])
+        involved = [int(ball[k])] + ([int(other[k])] if carries_other(kind[k], other[k]) else [])
         event = {
             "t": rounded(t[k]),
             "kind": name,
