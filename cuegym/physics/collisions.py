@@ -125,16 +125,14 @@ def ball_ball(balls: BallState, i, j, table, throw=True) -> BallState:
     # a ball held at rest that the push drives the group into (through any of its balls)
     # constrains it as one the lower ball touches does
     nb_held = held_by_cluster(balls, nb, nb_h, R)
-    group_against = on_bed & nb_found & nb_held & ~against[1]
-    against = (jnp.where(group_against, nb_h, against[0]), against[1] | group_against)
+    against = _held_first(against, on_bed & nb_found & nb_held, nb_h)
     # a cushion nose or throat wall the lower ball touches, on the side the push drives it
     # towards, holds it as a held ball does (rule 5)
     in_span, gap = table.nose_gaps(balls.r[lower, :2])  # (S,)
     into_nose = dot(jnp.broadcast_to(push_low, table.seg_n.shape), table.seg_n)
     on_nose = in_span & (gap <= CONTACT_DEPTH) & (into_nose < 0)
     nose = jnp.argmin(jnp.where(on_nose, into_nose, jnp.inf))
-    nose_against = on_bed & jnp.any(on_nose) & ~against[1]
-    against = (jnp.where(nose_against, -table.seg_n[nose], against[0]), against[1] | nose_against)
+    against = _held_first(against, on_bed & jnp.any(on_nose), -table.seg_n[nose])
     # (a neighbour it already drives into at a real speed meets it in a contact of its own)
     nb_found = nb_found & ~nb_held & (dot(v_low[:2] - balls.v[nb, :2], nb_h) < SUSTAINED_SPEED)
     svi, swi, svj, swj, dv_nb, shared = supported(*rolled, n, grounded_i, held, R, 1.0 / size, against,
@@ -229,6 +227,13 @@ def _along_held(v, w, n, along, second, R):
     along2 = _along(v[:2], n2)
     out = jnp.where(wedged, jnp.where(dot(along2, n[:2]) <= 0.0, along2, 0.0), along)
     return v.at[:2].set(out), jnp.concatenate([rolling_spin(out, R), w[2:]])
+
+
+def _held_first(against, found, h):
+    """The held side that constrains a push, ((2,) unit vector, () bool): ``against`` if it
+    is engaged already, else ``h`` where ``found``."""
+    take = found & ~against[1]
+    return jnp.where(take, h, against[0]), against[1] | take
 
 
 def pressing_group(balls: BallState, i, j, R):
