@@ -26,7 +26,7 @@ from cuegym.physics.vec import dot
 CONTACT_DEPTH = 1e-7
 # m/s: a ball moving away from a held ball it touches more slowly than this is taken as held
 # against it (its speed along the held ball is lost); a faster one is pushed freely
-HELD_SPEED = 0.005
+HELD_AWAY_SPEED = 0.005
 
 
 def supported(vi, wi, vj, wj, n, grounded_i, held, R, share=1.0, against=None, neighbour=None):
@@ -55,7 +55,7 @@ def supported(vi, wi, vj, wj, n, grounded_i, held, R, share=1.0, against=None, n
     moves only along that ball, so it takes the push's part across the vector, and k counts
     only that part (5/7 of |n_xy|^2 - (n_xy . h)^2): the held ball's reaction does no work
     and the impulse still keeps the energy; the bed ball first loses its velocity along h
-    (into the held ball, or away from it below :data:`HELD_SPEED`; one moving away faster
+    (into the held ball, or away from it below :data:`HELD_AWAY_SPEED`; one moving away faster
     is pushed freely), or the held ball's reaction would do work. Pushed into it and stopped
     by rule 6 instead, the bed ball would lose its share of every microcollision and the
     train would collapse.
@@ -80,7 +80,7 @@ def supported(vi, wi, vj, wj, n, grounded_i, held, R, share=1.0, against=None, n
         h, engaged = against
         v_low = jnp.where(grounded_i, vi, vj)
         into_h = dot(v_low[:2], h)
-        engaged = engaged & (into_h > -HELD_SPEED)
+        engaged = engaged & (into_h > -HELD_AWAY_SPEED)
         v_low = v_low.at[:2].add(-into_h * h)
         vi = jnp.where(engaged & grounded_i, v_low, vi)
         vj = jnp.where(engaged & ~grounded_i, v_low, vj)
