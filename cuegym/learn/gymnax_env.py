@@ -136,7 +136,8 @@ class CueGymnaxEnv(_Base):
         vmap a loop runs as long as its slowest table, and a break is the costliest stroke."""
         k_act, k_reset, k_opp = jax.random.split(key, 3)
         opts = params.opts
-        table = F.step(self.func, state.table, self.decision(state, action), k_act, opts)
+        decided, illegal = self.resolve(state, action)
+        table = F.step(self.func, state.table, decided, k_act, opts)
         mine = table
         steps = state.steps + 1
         fresh = F.init(self.func, k_reset, opts)
@@ -167,7 +168,7 @@ class CueGymnaxEnv(_Base):
         info = {"terminated": done & final.terminated, "truncated": truncated,
                 "discount": 1.0 - (done & final.terminated).astype(jnp.float32),
                 "success": done & self.success(mine, final, 0), "foul": mine.foul,
-                "illegal": self.illegal(state, action)}
+                "illegal": illegal}
         obs, new = self._finish(t, jnp.where(done, 0, n))
         return obs, new, (mine.rewards[0] + got).astype(jnp.float32), done, info
 
@@ -187,7 +188,8 @@ class CueGymnaxEnv(_Base):
         """The agent's decision and the opponent's that follow: (table, steps, reward,
         done, info)."""
         k_act, k_opp = jax.random.split(key)
-        table = F.step(self.func, state.table, self.decision(state, action), k_act, params.opts)
+        decided, illegal = self.resolve(state, action)
+        table = F.step(self.func, state.table, decided, k_act, params.opts)
         seat = 0 if self.opponent is not None else state.table.game.to_play
         reward = table.rewards[seat]
         mine = table
@@ -197,7 +199,7 @@ class CueGymnaxEnv(_Base):
         done = table.terminated | truncated
         info = {"terminated": table.terminated, "truncated": truncated & ~table.terminated,
                 "discount": 1.0 - table.terminated.astype(jnp.float32), "success": self.success(mine, table, seat),
-                "foul": mine.foul, "illegal": self.illegal(state, action)}
+                "foul": mine.foul, "illegal": illegal}
         return table, steps, (reward + theirs).astype(jnp.float32), done, info
 
     def _finish(self, table, steps):
@@ -235,22 +237,27 @@ class CueGymnaxEnv(_Base):
         raise ValueError(f"name: one of {', '.join(p for p, _ in self.layout())}, got {name!r}")
 
     def decision(self, state: EnvState, action):
-        """The env action dict the agent's ``action`` stands for: the menu's candidate (an
-        illegal index plays no stroke, :func:`_candidate`), or
-        the stroke in [-1, 1]^5 scaled to the shot limits with the ghost's call,
-        nomination and placement. A residual ``(k, c)`` plays candidate k with its phi
-        turned by c[0] x :data:`RESIDUAL_PHI` and its speed scaled by 1 + c[1] x
-        :data:`RESIDUAL_SPEED` (within the shot limits). With ``aim="ball"`` the stroke's first component is not
-        phi but the aim across the ball on (the ghost's ball): -1 and +1 the thinnest
-        contacts on either side (:func:`aim_across`), 0 full ball."""
+        """The env action dict the agent's ``action`` stands for (:meth:`resolve`)."""
+        return self.resolve(state, action)[0]
+
+    def resolve(self, state: EnvState, action):
+        """(the env action dict the agent's ``action`` stands for, () bool whether its menu
+        index is illegal). The menu's candidate (an illegal index, out of range or masked,
+        plays no stroke: :func:`_candidate`), or the stroke in [-1, 1]^5 scaled to the shot
+        limits with the ghost's call, nomination and placement (never illegal). A residual
+        ``(k, c)`` plays candidate k with its phi turned by c[0] x :data:`RESIDUAL_PHI` and
+        its speed scaled by 1 + c[1] x :data:`RESIDUAL_SPEED` (within the shot limits). With
+        ``aim="ball"`` the stroke's first component is not phi but the aim across the ball
+        on (the ghost's ball): -1 and +1 the thinnest contacts on either side
+        (:func:`aim_across`), 0 full ball."""
         if self.action == "menu":
-            return _candidate(state, action)[0]
+            return _candidate(state, action)
         if self.action == "residual":
-            chosen = _candidate(state, action[0])[0]
+            chosen, illegal = _candidate(state, action[0])
             c = jnp.clip(jnp.asarray(action[1], jnp.float64).reshape(2), -1.0, 1.0)
             shot = chosen["shot"]
             speed = jnp.clip(shot[1] * (1.0 + c[1] * RESIDUAL_SPEED), F.SHOT_LOW[1], F.SHOT_HIGH[1])
-            return {**chosen, "shot": shot.at[0].add(c[0] * RESIDUAL_PHI).at[1].set(speed)}
+            return {**chosen, "shot": shot.at[0].add(c[0] * RESIDUAL_PHI).at[1].set(speed)}, illegal
         ghost, _ = ghost_decision(self.func, state.table)
         unit = jnp.clip(jnp.asarray(action, jnp.float64).reshape(5), -1.0, 1.0)
         lo, hi = jnp.asarray(F.SHOT_LOW), jnp.asarray(F.SHOT_HIGH)
@@ -261,14 +268,7 @@ class CueGymnaxEnv(_Base):
             table = state.table
             cue = jnp.where(ball_in_hand(table.game.phase), ghost["place"], table.xy[ghost["cue_ball"]])
             shot = shot.at[0].set(aim_across(cue, table.xy[ghost["ball"]], self.func.spec.ball_radius, unit[0]))
-        return {**ghost, "shot": shot}
-
-    def illegal(self, state: EnvState, action):
-        """() bool: the menu index of ``action`` is out of range or masked (played as no
-        stroke: :meth:`decision`); always False with ``action="shot"``."""
-        if not self.on_menu:
-            return jnp.asarray(False)
-        return _candidate(state, action if self.action == "menu" else action[0])[1]
+        return {**ghost, "shot": shot}, jnp.asarray(False)
 
     def success(self, mine: F.EnvState, final: F.EnvState, seat):
         """() bool: a drill's stroke did what it asks (PotShot: the clean pot; Lag: its
