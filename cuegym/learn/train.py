@@ -171,6 +171,12 @@ def plot_curve(curve: list, result: dict, path: pathlib.Path) -> bool:
     return True
 
 
+def _shapes(tree) -> dict:
+    """{"layer/param": shape} of a tree of weights."""
+    return {"/".join(str(getattr(k, "key", k)) for k in path): np.shape(v)
+            for path, v in jax.tree_util.tree_flatten_with_path(tree)[0]}
+
+
 def load(path, **options) -> tuple:
     """(env, env params, network, network params) of a run's output folder ``path``;
     ``options`` replace the env options the run was trained with (``table``, ``noise``).
@@ -192,10 +198,7 @@ def load(path, **options) -> tuple:
     net = network(env.action, cfg.get("hidden"))
     template = net.init(jax.random.PRNGKey(0), jnp.zeros((1, env.obs_size), jnp.float32))
     saved = serialization.msgpack_restore((path / CHECKPOINT).read_bytes())
-    want = {"/".join(str(getattr(k, "key", k)) for k in kp): np.shape(v)
-            for kp, v in jax.tree_util.tree_flatten_with_path(template)[0]}
-    got = {"/".join(str(getattr(k, "key", k)) for k in kp): np.shape(v)
-           for kp, v in jax.tree_util.tree_flatten_with_path(saved)[0]}
+    want, got = _shapes(template), _shapes(saved)
     if got != want:
         bad = sorted(k for k in set(got) | set(want) if got.get(k) != want.get(k))
         raise ValueError(f"checkpoint: {str(path)!r} does not fit the {env.action!r} network of {spec['env']}: "
