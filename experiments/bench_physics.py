@@ -8,7 +8,7 @@ the same first shots one at a time for the batching gain; each table's break (on
 simulator's event cap); compile time of a fresh process with an empty and with a warm
 persistent compilation cache (every run also reports its own compile time, no cache). The
 batched runs go through ``simulate_many`` (lanes that refill, the tail of long shots moved
-into programs of fewer lanes) under the simulator's event cap (1500). Writes
+into programs of fewer lanes) under the simulator's event cap. Writes
 the JSON (and a ``.md`` beside it) and prints the markdown tables. The logic lives in
 :mod:`cuegym.tools.bench` (``run_suite``); ``cuegym bench`` runs a single configuration.
 """

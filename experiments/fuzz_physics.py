@@ -43,12 +43,14 @@ from cuegym.physics import (
     simulate_many,
 )
 from cuegym.physics.audit import audit_final, audit_log
+from cuegym.physics.simulate import DEFAULT_MAX_EVENTS
 
 TABLES = {"pyramid-12ft": 16, "snooker-12ft": 22, "pool-9ft": 16}  # ball slots
 LAYOUT_SHARE = {"random": 0.25, "cluster": 0.25, "frozen": 0.2, "jaws": 0.15, "rack": 0.15}
 OVERLAP_TOL = 1e-6  # m
 ESCAPE_TOL = 1e-6  # m
 ENERGY_TOL = (1e-9, 1e-12)  # a rise counts when over both: relative to the energy before, and in J
+SAMPLE_LOG = 1500  # events logged per sampled shot; a longer one is played again alone with all of them
 MAX_LISTED = 500  # violating shots listed in the report ("violating"), each with what replays it
 CHECKS = ("overlap", "escape", "nan", "truncated", "not_at_rest", "unaccounted",
           "event_overlap", "event_escape", "energy_rise", "event_nan")
@@ -255,9 +257,15 @@ def run_chunk(args, report, table_name, kind, chunk, size):
     sampled = np.arange(0, size, args.sample)
     s_balls, s_shots = jax.tree_util.tree_map(lambda x: x[sampled], (balls, shots))
     t1 = time.perf_counter()
+    capacity = min(args.max_events, SAMPLE_LOG) + 2
     _, s_log, _ = simulate_many(table, s_balls, s_shots, lanes=64, tail_lanes=64, max_events=args.max_events,
-                                log_capacity=args.max_events + 2)
+                                log_capacity=capacity)
     aud = _audit(table, s_balls, s_log)
+    for k in np.flatnonzero(np.asarray(s_log.overflow)):  # a long shot (a ride): all its events, alone
+        one = jax.tree_util.tree_map(lambda x, k=k: x[k : k + 1], (s_balls, s_shots))
+        full = -(-(int(s_log.count[k]) + 2) // 4096) * 4096  # a few capacities, so a few programs
+        _, k_log, _ = simulate_batch(table, *one, max_events=args.max_events, log_capacity=full)
+        aud = jax.tree_util.tree_map(lambda a, b, k=k: a.at[k].set(b[0]), aud, _audit(table, one[0], k_log))
     sample_s = time.perf_counter() - t1
     report.d["sample_s"] = round(report.d.get("sample_s", 0.0) + sample_s, 1)
     ev_vals = {"event_overlap": np.asarray(aud.overlap), "event_escape": np.asarray(aud.escape),
@@ -324,7 +332,7 @@ def build_parser():
     p.add_argument("--breaks", type=int, default=10_000, help="seeded breaks on each of the pyramid and snooker racks")
     p.add_argument("--chunk", type=int, default=16384, help="shots per simulate_many call")
     p.add_argument("--sample", type=int, default=64, help="every k-th shot is replayed from a full event log")
-    p.add_argument("--max-events", type=int, default=1500)
+    p.add_argument("--max-events", type=int, default=DEFAULT_MAX_EVENTS)
     p.add_argument("--part", default=None, metavar="K/N",
                    help="play only every N-th chunk of the plan, from the K-th (0-based): N processes share a run")
     p.add_argument("--merge", nargs="+", default=None, metavar="REPORT",

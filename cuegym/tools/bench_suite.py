@@ -11,6 +11,7 @@ import os
 import sys
 import time
 
+from cuegym.physics.simulate import DEFAULT_MAX_EVENTS
 from cuegym.tools.bench_report import machine_info, peak_rss_mb, timestamp, write_report
 
 # ----------------------------------------------------------------------------- suite
@@ -18,7 +19,7 @@ from cuegym.tools.bench_report import machine_info, peak_rss_mb, timestamp, writ
 SUITE_TABLES = ("pyramid-12ft", "snooker-12ft")
 # The simulator's own cap: since sustained, pressing and creeping contacts have explicit
 # rules no random full-rack shot comes near it (an earlier cap of 100 hid event storms).
-SUITE_MAX_EVENTS = 1500
+SUITE_MAX_EVENTS = DEFAULT_MAX_EVENTS
 # lanes refill, so each configuration runs several shots per lane (the last shots set a tail)
 SUITE_SHOTS = {1: 64, 64: 1024, 1024: 4096, 4096: 8192}
 SUITE_QUICK_SHOTS = {1: 32, 64: 256}

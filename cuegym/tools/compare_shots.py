@@ -154,6 +154,7 @@ def play_cuegym(case: Case, throw: bool = True) -> Played:
     import time
 
     from cuegym.physics import at_rest, events, get_table, make_shot, simulate
+    from cuegym.physics.simulate import DEFAULT_MAX_EVENTS
     from cuegym.physics.trace import positions_at
 
     table = get_table(TABLE)
@@ -164,7 +165,7 @@ def play_cuegym(case: Case, throw: bool = True) -> Played:
     balls = at_rest(xy, on)
     shot = make_shot(0, case.phi, case.speed, case.a, case.b, 0.0)
     t0 = time.perf_counter()
-    final, log, _ = simulate(table, balls, shot, log_capacity=1500, throw=throw)
+    final, log, _ = simulate(table, balls, shot, log_capacity=DEFAULT_MAX_EVENTS + 2, throw=throw)
     final.r.block_until_ready()
     wall = time.perf_counter() - t0
     kinds = {events.BALL: "ball", events.CUSHION: "cushion", events.JAW: "cushion", events.POCKET: "pocket",
