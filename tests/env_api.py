@@ -118,7 +118,7 @@ if __name__ == "__main__":
     if sys.argv[1:] == ["--write-golden"]:
         write_golden()
     elif sys.argv[1:2] == ["--check-vector"] and len(sys.argv) >= 4:
-        # the long form of test_vector_env_of_64_matches_single_envs, e.g. 64 envs x 200 steps
+        # the long form of test_vector_env_matches_single_envs, e.g. 64 envs x 200 steps
         num, steps = int(sys.argv[2]), int(sys.argv[3])
         for env_id in sys.argv[4:] or sorted(cuegym.ENV_TASKS):
             lanes = vector_rollout_hashes(env_id, GOLDEN_SEED, steps, num)

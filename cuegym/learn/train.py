@@ -36,11 +36,13 @@ def make_env(spec: dict):
 
 
 def run(spec: dict, cfg: ppo.Config, *, minutes: float, seed: int, out: pathlib.Path, max_steps: int | None = None,
-        eval_episodes: int = 1000, log=print) -> dict:
+        eval_episodes: int = 1000, log=print, measure_env_speed: bool = True) -> dict:
     """Train for ``minutes`` (or ``max_steps`` env steps, whichever ends first), then
     evaluate the greedy policy and the ghost (the menu's last candidate) on the same
     ``eval_episodes`` seeded episodes; write ``out``/result.json, the checkpoint, its config
-    and learning_curve.png (with matplotlib). Returns the result dict."""
+    and learning_curve.png (with matplotlib). Returns the result dict. With
+    ``measure_env_speed`` False, ``env_steps_per_s`` is None: :func:`env_speed` compiles a
+    program of its own (random actions), the dearest part of a short run."""
     out.mkdir(parents=True, exist_ok=True)
     env, params = make_env(spec)
     key = jax.random.PRNGKey(seed)
@@ -78,7 +80,7 @@ def run(spec: dict, cfg: ppo.Config, *, minutes: float, seed: int, out: pathlib.
         "options": spec.get("options", {}), "seed": seed, "config": dataclasses.asdict(cfg),
         "steps": int(ts.steps), "train_seconds": round(train_s, 2), "compile_seconds": round(compile_s, 2),
         "steps_per_s": round(trained / train_s, 1) if train_s > 0 else None,
-        "env_steps_per_s": round(env_speed(env, params, cfg.num_envs), 1),
+        "env_steps_per_s": round(env_speed(env, params, cfg.num_envs), 1) if measure_env_speed else None,
         "device": jax.devices()[0].device_kind, "curve": curve,
     })
     (out / "result.json").write_text(json.dumps(result, indent=2))

@@ -75,12 +75,14 @@ def carries_other(kind, other):
     return ((kind == BALL) | (kind == PUSHED)) & (other >= 0)
 
 
-def record(log: EventLog, kind, t, i, other, balls) -> EventLog:
-    """Append one event (no-op past capacity except for the count)."""
+def record(log: EventLog, kind, t, i, other, balls, live=True) -> EventLog:
+    """Append one event (no-op past capacity except for the count). ``live`` () bool:
+    False writes the slot's own row back, for a lane of a batched loop that has stopped
+    (the event rows are then updated in place, not selected whole: ``simulate._settle``)."""
     n = log.count
     c = log.capacity
     slot = jnp.minimum(n, c - 1)
-    keep = n < c
+    keep = (n < c) & live
     has_other = carries_other(kind, other)
     j = jnp.where(has_other, other, i)
     two = jnp.stack([i, j])
@@ -99,5 +101,5 @@ def record(log: EventLog, kind, t, i, other, balls) -> EventLog:
         w=put(log.w, jnp.where(mask, balls.w[two], 0.0)),
         state=put(log.state, jnp.where(mask[:, 0], balls.state[two], -1)),
         count=n + 1,
-        overflow=log.overflow | ~keep,
+        overflow=log.overflow | (n >= c),
     )

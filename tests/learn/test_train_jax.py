@@ -31,7 +31,8 @@ def runs(tmp_path_factory):
     for name, seed in (("a", 0), ("b", 0), ("c", 1)):
         folder = tmp_path_factory.mktemp(name)
         out[name] = (folder, train.run(SPEC, CFG, minutes=5.0, seed=seed, out=folder, max_steps=64,
-                                       eval_episodes=32, log=lambda *_: None))
+                                       eval_episodes=32, log=lambda *_: None,
+                                       measure_env_speed=name == "a"))
     return out
 
 
