@@ -21,7 +21,14 @@ import jax.numpy as jnp
 
 from cuegym.physics.balls import AIRBORNE, ROLLING, SLIDING, BallState
 from cuegym.physics.motion import rolling_spin, settle, slip_velocity
-from cuegym.physics.resting import CONTACT_DEPTH, held_by_cluster, held_neighbour, pushed_neighbour, supported
+from cuegym.physics.resting import (
+    CONTACT_DEPTH,
+    held_by_cluster,
+    held_neighbour,
+    moving_neighbour,
+    pushed_neighbour,
+    supported,
+)
 from cuegym.physics.vec import dot
 
 SUSTAINED_SPEED = 0.005  # m/s
@@ -117,8 +124,8 @@ def ball_ball(balls: BallState, i, j, table, throw=True) -> BallState:
     push_low = jnp.where(grounded_i, -n[:2], n[:2])  # the way the push drives the lower ball
     # the held ball a push drives a ball on the bed into: the lower ball's (rule 5) or the
     # mover's second (rule 6); the two cases exclude each other, so one search serves both
-    against = held_neighbour(balls, jnp.where(on_bed, lower, mover), jnp.where(on_bed, push_low, along), R,
-                             exclude=jnp.where(on_bed, -1, held_ball))
+    against = (*held_neighbour(balls, jnp.where(on_bed, lower, mover), jnp.where(on_bed, push_low, along), R,
+                               exclude=jnp.where(on_bed, -1, held_ball)), jnp.zeros(()))
     # a free ball on the bed that the push drives the lower ball into shares the push (rule 5)
     ids = jnp.arange(balls.r.shape[0])
     nb_h, nb, nb_found = pushed_neighbour(balls, carried | (ids == lower), push_low, R)
@@ -126,6 +133,14 @@ def ball_ball(balls: BallState, i, j, table, throw=True) -> BallState:
     # constrains it as one the lower ball touches does
     nb_held = held_by_cluster(balls, nb, nb_h, R)
     against = _held_first(against, on_bed & nb_found & nb_held, nb_h)
+    # a moving neighbour that the push drives into a ball held at rest (a line of touching
+    # balls ending at a held one) does not give along the line either: the group moves
+    # along it at the neighbour's own speed along the line (docs/physics.md, rule 5).
+    # Sharing the push instead, the neighbour would lose its part at the held ball (rule 6)
+    # at every microcollision, and the train would collapse
+    _, nb_backed = held_neighbour(balls, nb, nb_h, R, exclude=lower)
+    nb_blocked = nb_found & ~nb_held & nb_backed
+    against = _held_first(against, on_bed & nb_blocked, nb_h, jnp.maximum(dot(balls.v[nb, :2], nb_h), 0.0))
     # a cushion nose or throat wall the lower ball touches, on the side the push drives it
     # towards, holds it as a held ball does (rule 5)
     in_span, gap = table.nose_gaps(balls.r[lower, :2])  # (S,)
@@ -134,7 +149,7 @@ def ball_ball(balls: BallState, i, j, table, throw=True) -> BallState:
     nose = jnp.argmin(jnp.where(on_nose, into_nose, jnp.inf))
     against = _held_first(against, on_bed & jnp.any(on_nose), -table.seg_n[nose])
     # (a neighbour it already drives into at a real speed meets it in a contact of its own)
-    nb_found = nb_found & ~nb_held & (dot(v_low[:2] - balls.v[nb, :2], nb_h) < SUSTAINED_SPEED)
+    nb_found = nb_found & ~nb_held & ~nb_blocked & (dot(v_low[:2] - balls.v[nb, :2], nb_h) < SUSTAINED_SPEED)
     svi, swi, svj, swj, dv_nb, shared = supported(*rolled, n, grounded_i, held, R, 1.0 / size, against,
                                                   (nb_h, balls.v[nb], nb_found))
     shared = shared & on_bed
@@ -173,7 +188,10 @@ def ball_ball(balls: BallState, i, j, table, throw=True) -> BallState:
     vj = jnp.where(creeping, 0.0, vj)
     wi = jnp.where(creeping, rest(balls.w[i]), wi)
     wj = jnp.where(creeping, rest(balls.w[j]), wj)
-    v_m, w_m = _along_held(rv_m, rw_m, n_m, along, against, R)
+    # a moving ball the mover touches, that it would drive into along the held ball: its
+    # velocity along them bounds the mover's as a held ball's does (rule 6)
+    moving = moving_neighbour(balls, mover, along, R, group | (ids == held_ball))
+    v_m, w_m = _along_held(rv_m, rw_m, n_m, along, against, R, moving)
     vi = jnp.where(against_held, jnp.where(held_i, balls.v[i], v_m), vi)
     wi = jnp.where(against_held, jnp.where(held_i, balls.w[i], w_m), wi)
     vj = jnp.where(against_held, jnp.where(held_j, balls.v[j], v_m), vj)
@@ -209,7 +227,7 @@ def _along(v_xy, n_xy):
     return v_xy - jnp.maximum(dot(v_xy, n_xy), 0.0) * n_xy
 
 
-def _along_held(v, w, n, along, second, R):
+def _along_held(v, w, n, along, second, R, moving=None):
     """Velocity and spin ((3,) each, [m/s], [rad/s]) of a ball rolling at ``v`` with spin
     ``w`` once driven into a ball held at rest along ``n`` (3,), the unit vector between their
     centres; ``along`` (2,) its velocity without the part into that ball (:func:`_along`);
@@ -222,18 +240,47 @@ def _along_held(v, w, n, along, second, R):
     of the lost approach back into it, a contact each time (docs/physics.md, rule 6). If
     that velocity drives it into a second held ball, it takes the velocity nearest its own
     that drives into neither (along the second, or none: wedged, it stops); taken a contact
-    at a time, the two would trade it back and forth in a geometric series."""
-    n2, wedged = second
+    at a time, the two would trade it back and forth in a geometric series.
+
+    ``moving`` ((2,) unit vector h, () speed along h [m/s], () bool), where no held ball is
+    second (``resting.moving_neighbour``): a touching ball on the bed that ``along`` drives
+    the ball into relative to its own motion. The ball takes the velocity nearest ``along``
+    that drives into neither the held ball nor, relative, the moving one: the nearest point
+    of the two half-planes (the wedge's apex when both bound it). Taken a contact at a time,
+    a ball rolling across a line of balls bent by a fraction of a degree, the held ball at
+    one end and a ball pressed into it at the other, trades the bend's part of its velocity
+    between the two at one instant, without end. Where the apex would be faster than
+    ``along`` (it could only be through a nearly straight line's ill-conditioned solve), the
+    held ball's bound alone is kept: no energy is made."""
+    n2, wedged = second[:2]
     along2 = _along(v[:2], n2)
     out = jnp.where(wedged, jnp.where(dot(along2, n[:2]) <= 0.0, along2, 0.0), along)
+    if moving is not None:
+        h, speed, found = moving
+        use = found & ~wedged
+        out = jnp.where(use, _nearest_in_wedge(along, n[:2], h, speed), out)
     return v.at[:2].set(out), jnp.concatenate([rolling_spin(out, R), w[2:]])
 
 
-def _held_first(against, found, h):
-    """The held side that constrains a push, ((2,) unit vector, () bool): ``against`` if it
-    is engaged already, else ``h`` where ``found``."""
+def _nearest_in_wedge(a, n1, n2, c2):
+    """(2,) the velocity nearest ``a`` (2,) [m/s] with ``v . n1 <= 0`` and ``v . n2 <= c2``
+    (unit vectors n1, n2 (2,); ``a . n1 <= 0`` already), or ``a`` itself where the nearest
+    would be faster than ``a``."""
+    v2 = a - jnp.maximum(dot(a, n2) - c2, 0.0) * n2  # the moving ball's bound alone
+    det = n1[0] * n2[1] - n1[1] * n2[0]
+    safe = jnp.where(jnp.abs(det) > 0, det, 1.0)
+    apex = jnp.stack([-c2 * n1[1], c2 * n1[0]]) * (1.0 / safe)  # v . n1 = 0, v . n2 = c2
+    # the apex solves both bounds; ``a`` meets the first, so v2 is nearest where it meets it
+    out = jnp.where(dot(v2, n1) <= 0.0, v2, jnp.where(jnp.abs(det) > 0, apex, a))
+    return jnp.where(dot(out, out) <= dot(a, a), out, a)
+
+
+def _held_first(against, found, h, speed=0.0):
+    """The held side that constrains a push, ((2,) unit vector, () bool, () its speed along
+    the vector [m/s]): ``against`` if it is engaged already, else ``h`` and ``speed`` where
+    ``found``."""
     take = found & ~against[1]
-    return jnp.where(take, h, against[0]), against[1] | take
+    return jnp.where(take, h, against[0]), against[1] | take, jnp.where(take, speed, against[2])
 
 
 def pressing_group(balls: BallState, i, j, R):

@@ -50,9 +50,12 @@ def supported(vi, wi, vj, wj, n, grounded_i, held, R, share=1.0, against=None, n
     slowly than it met, and a ball in the air resting on a ball would settle onto it through
     an endless series of ever smaller contacts.
 
-    ``against`` (optional): ((2,) unit vector, () bool) from :func:`held_neighbour`: the
-    ball on the bed is driven into a touching ball held at rest along that vector. It then
-    moves only along that ball, so it takes the push's part across the vector, and k counts
+    ``against`` (optional): ((2,) unit vector, () bool[, () speed along the vector, m/s])
+    from :func:`held_neighbour`: the ball on the bed is driven into a touching ball held at
+    rest along that vector (or one moving at that speed along it that cannot give, a line
+    ending at a held ball: ``collisions.ball_ball``; velocities along h are then taken
+    relative to it). It then moves only along that ball, so it takes the push's part across
+    the vector, and k counts
     only that part (5/7 of |n_xy|^2 - (n_xy . h)^2): the held ball's reaction does no work
     and the impulse still keeps the energy; the bed ball first loses its velocity along h
     (into the held ball, or away from it below :data:`HELD_AWAY_SPEED`; one moving away faster
@@ -77,14 +80,14 @@ def supported(vi, wi, vj, wj, n, grounded_i, held, R, share=1.0, against=None, n
         # the held ball's reaction does no work only on a motion across h: a bed ball first
         # loses its velocity along h (into the held ball as in rule 6, or slowly away from
         # it); one moving away faster is pushed freely
-        h, engaged = against
+        h, engaged, speed = (*against, 0.0)[:3]
         v_low = jnp.where(grounded_i, vi, vj)
-        into_h = dot(v_low[:2], h)
+        into_h = dot(v_low[:2], h) - speed
         engaged = engaged & (into_h > -HELD_AWAY_SPEED)
         v_low = v_low.at[:2].add(-into_h * h)
         vi = jnp.where(engaged & grounded_i, v_low, vi)
         vj = jnp.where(engaged & ~grounded_i, v_low, vj)
-        against = (h, engaged)
+        against = (h, engaged, speed)
     approach = dot(vi - vj, n)
     # the bed ball's response to a push, per a free ball's; a group of g balls moving as
     # one has g times the mass
@@ -192,3 +195,21 @@ def pushed_neighbour(balls: BallState, body, push_xy, R):
     candidate = near & (into > 0) & body[:, None] & (on_bed & ~body)[None, :]
     best = jnp.argmax(jnp.where(candidate, into, -jnp.inf).reshape(-1))
     return h.reshape(n * n, 2)[best], (best % n).astype(jnp.int32), jnp.any(candidate)
+
+
+def moving_neighbour(balls: BallState, k, v_k, R, exclude):
+    """((2,), () [m/s], () bool): the horizontal unit vector from ball ``k`` to a touching
+    ball on the bed (within :data:`CONTACT_DEPTH`), not one of ``exclude`` (N,) bool, that
+    the velocity ``v_k`` (2,) drives ``k`` into relative to that ball's own velocity, the
+    fastest such approach; that ball's speed along the vector; and whether there is one.
+    ``R`` ball radius [m]."""
+    d = balls.r[:, :2] - balls.r[k, :2]
+    dist2 = dot(d, d)
+    h = d * (1.0 / jnp.sqrt(jnp.where(dist2 > 0, dist2, 1.0)))[:, None]
+    speed = h[:, 0] * balls.v[:, 0] + h[:, 1] * balls.v[:, 1]
+    approach = h[:, 0] * v_k[0] + h[:, 1] * v_k[1] - speed
+    near = dist2 <= (2.0 * R + CONTACT_DEPTH) ** 2
+    ids = jnp.arange(d.shape[0])
+    candidate = near & (balls.state < AIRBORNE) & (approach > 0) & (ids != k) & ~exclude
+    best = jnp.argmax(jnp.where(candidate, approach, -jnp.inf))
+    return h[best], speed[best], jnp.any(candidate)

@@ -35,7 +35,7 @@ INF = jnp.inf
 # rides 2 s (12,700 events), from one at the rounding of the positions (1e-14) 4.5 s (21,000);
 # the cap holds those, and cuts only an exactly balanced stack (an equilibrium that never
 # ends) or a storm. docs/physics.md ("The ride").
-DEFAULT_MAX_EVENTS = 30_000
+DEFAULT_MAX_EVENTS = 100_000
 DEFAULT_LOG_CAPACITY = 400
 
 
