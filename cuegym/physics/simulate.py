@@ -32,9 +32,11 @@ INF = jnp.inf
 # A ball in the air balanced on a ball at rest rides it as an inverted pendulum: its offset
 # grows as cosh(t / tau), tau = sqrt(2 R / g), 0.19 s per decade, on a train of
 # microcollisions about 0.29 ms apart (resting.CONTACT_DEPTH). From an offset of 1e-10 rad it
-# rides 2 s (12,700 events), from one at the rounding of the positions (1e-14) 4.5 s (21,000);
-# the cap holds those, and cuts only an exactly balanced stack (an equilibrium that never
-# ends) or a storm. docs/physics.md ("The ride").
+# rides 2 s (12,700 events), from one at the rounding of the positions (1e-14) 4.5 s (21,000).
+# A ball in the air sliding off a ball, its train of microcollisions having lost its
+# amplitude in a line's contacts, takes an event every microsecond or so: 62,000 for a slide
+# of 70 ms (the fuzzer's snooker 15/5342). The cap holds those, and cuts only an exactly
+# balanced stack (an equilibrium that never ends) or a storm. docs/physics.md ("The ride").
 DEFAULT_MAX_EVENTS = 100_000
 DEFAULT_LOG_CAPACITY = 400
 
