@@ -1,7 +1,7 @@
-"""stable-baselines3 smoke tests: PPO and SAC each train 1,000 steps on cuegym/PotShot-v0
-and cuegym/RussianPyramid-v0, PPO 1,000 on golf, and one of them 400 steps (two PPO updates,
-300 SAC gradient steps) on each snooker id, through the wrappers (both action wrappers are
-used), and ``evaluate_policy`` returns finite values.
+"""stable-baselines3 smoke tests: PPO and SAC each train 400 steps (two PPO updates, 300
+SAC gradient steps) on cuegym/PotShot-v0 and cuegym/RussianPyramid-v0, PPO on golf, and one
+of them on each snooker id, through the wrappers (both action wrappers are used), and
+``evaluate_policy`` returns finite values.
 
 scripts/test.sh installs torch and stable-baselines3, so these run in CI (the import is
 not optional there). The envs use their default options, so they run the programs the env
@@ -25,13 +25,13 @@ from stable_baselines3.common.monitor import Monitor  # noqa: E402
 
 from cuegym.envs.wrappers import make_sb3_env  # noqa: E402
 
-STEPS = 1000
+STEPS = 400
 SHOT_HIGH = [0.0, 10.0, 1.0, 1.0, 0.1]  # phi (ignored: whole circle), speed, a, b, theta
 POT, RP = "cuegym/PotShot-v0", "cuegym/RussianPyramid-v0"
 SN, AS, GOLF = "cuegym/Snooker-v0", "cuegym/AmericanSnooker-v0", "cuegym/Golf-v0"
 # random strokes at up to 10 m/s on the 22-ball rack run hundreds of events each: the
-# snooker ids train 400 steps at up to 3 m/s
-SNOOKER_STEPS, SNOOKER_HIGH = 400, [0.0, 3.0, 1.0, 1.0, 0.1]
+# snooker ids stroke at up to 3 m/s
+SNOOKER_STEPS, SNOOKER_HIGH = STEPS, [0.0, 3.0, 1.0, 1.0, 0.1]
 
 
 class Rewards(gym.Wrapper):
@@ -74,7 +74,7 @@ def one_torch_thread():
     ("SAC", AS, "flatten"),
     ("PPO", GOLF, "flatten"),
 ])
-def test_learner_trains_1000_steps_and_evaluates(algo, env_id, mode, tmp_path):
+def test_learner_trains_and_evaluates(algo, env_id, mode, tmp_path):
     steps, high = (SNOOKER_STEPS, SNOOKER_HIGH) if env_id in (SN, AS) else (STEPS, SHOT_HIGH)
     env = Rewards(make_sb3_env(env_id, mode=mode, shot_high=high))
     model = learner(algo, env)
