@@ -227,7 +227,7 @@ def _along(v_xy, n_xy):
     return v_xy - jnp.maximum(dot(v_xy, n_xy), 0.0) * n_xy
 
 
-def _along_held(v, w, n, along, second, R, moving=None):
+def _along_held(v, w, n, along, second, R, moving):
     """Velocity and spin ((3,) each, [m/s], [rad/s]) of a ball rolling at ``v`` with spin
     ``w`` once driven into a ball held at rest along ``n`` (3,), the unit vector between their
     centres; ``along`` (2,) its velocity without the part into that ball (:func:`_along`);
@@ -252,13 +252,11 @@ def _along_held(v, w, n, along, second, R, moving=None):
     between the two at one instant, without end. Where the apex would be faster than
     ``along`` (it could only be through a nearly straight line's ill-conditioned solve), the
     held ball's bound alone is kept: no energy is made."""
-    n2, wedged = second[:2]
+    n2, wedged, _ = second
     along2 = _along(v[:2], n2)
     out = jnp.where(wedged, jnp.where(dot(along2, n[:2]) <= 0.0, along2, 0.0), along)
-    if moving is not None:
-        h, speed, found = moving
-        use = found & ~wedged
-        out = jnp.where(use, _nearest_in_wedge(along, n[:2], h, speed), out)
+    h, speed, found = moving
+    out = jnp.where(found & ~wedged, _nearest_in_wedge(along, n[:2], h, speed), out)
     return v.at[:2].set(out), jnp.concatenate([rolling_spin(out, R), w[2:]])
 
 

@@ -50,9 +50,9 @@ def supported(vi, wi, vj, wj, n, grounded_i, held, R, share=1.0, against=None, n
     slowly than it met, and a ball in the air resting on a ball would settle onto it through
     an endless series of ever smaller contacts.
 
-    ``against`` (optional): ((2,) unit vector, () bool[, () speed along the vector, m/s])
-    from :func:`held_neighbour`: the ball on the bed is driven into a touching ball held at
-    rest along that vector (or one moving at that speed along it that cannot give, a line
+    ``against`` (optional): ((2,) unit vector, () bool, () speed along the vector [m/s]),
+    from :func:`held_neighbour` (speed 0): the ball on the bed is driven into a touching ball
+    held at rest along that vector (or one moving at that speed along it that cannot give, a line
     ending at a held ball: ``collisions.ball_ball``; velocities along h are then taken
     relative to it). It then moves only along that ball, so it takes the push's part across
     the vector, and k counts
@@ -80,7 +80,7 @@ def supported(vi, wi, vj, wj, n, grounded_i, held, R, share=1.0, against=None, n
         # the held ball's reaction does no work only on a motion across h: a bed ball first
         # loses its velocity along h (into the held ball as in rule 6, or slowly away from
         # it); one moving away faster is pushed freely
-        h, engaged, speed = (*against, 0.0)[:3]
+        h, engaged, speed = against
         v_low = jnp.where(grounded_i, vi, vj)
         into_h = dot(v_low[:2], h) - speed
         engaged = engaged & (into_h > -HELD_AWAY_SPEED)
@@ -162,18 +162,25 @@ def held_by_cluster(balls: BallState, k, push_xy, R):
     return at_rest[k] & jnp.any(at_rest & near & toward & others)
 
 
+def _touching(balls: BallState, k, R):
+    """((N, 2), (N,) bool): the horizontal unit vectors from ball ``k`` to every ball (zero
+    to itself), and which balls touch it (centres within 2R + :data:`CONTACT_DEPTH`);
+    ``R`` ball radius [m]."""
+    d = balls.r[:, :2] - balls.r[k, :2]
+    dist2 = dot(d, d)
+    h = d * (1.0 / jnp.sqrt(jnp.where(dist2 > 0, dist2, 1.0)))[:, None]
+    return h, dist2 <= (2.0 * R + CONTACT_DEPTH) ** 2
+
+
 def held_neighbour(balls: BallState, k, push_xy, R, exclude=-1):
     """((2,), () bool): the horizontal unit vector from ball ``k`` to a touching ball (within
     :data:`CONTACT_DEPTH`) that is held at rest (:func:`held_by_cluster`) in the direction
     ``push_xy`` (2,) drives ``k`` into it, the most nearly head-on one, other than ball
     ``exclude``; and whether there is one. ``R`` ball radius [m]."""
-    d = balls.r[:, :2] - balls.r[k, :2]
-    dist2 = dot(d, d)
-    h = d * (1.0 / jnp.sqrt(jnp.where(dist2 > 0, dist2, 1.0)))[:, None]
+    h, near = _touching(balls, k, R)
     into = h[:, 0] * push_xy[0] + h[:, 1] * push_xy[1]
-    backed = jax.vmap(lambda m, hm: held_by_cluster(balls, m, hm, R))(jnp.arange(d.shape[0]), h)
-    near = dist2 <= (2.0 * R + CONTACT_DEPTH) ** 2
-    ids = jnp.arange(d.shape[0])
+    ids = jnp.arange(h.shape[0])
+    backed = jax.vmap(lambda m, hm: held_by_cluster(balls, m, hm, R))(ids, h)
     candidate = near & (into > 0) & backed & (ids != k) & (ids != exclude)
     best = jnp.argmax(jnp.where(candidate, into, -jnp.inf))
     return h[best], jnp.any(candidate)
@@ -203,13 +210,10 @@ def moving_neighbour(balls: BallState, k, v_k, R, exclude):
     the velocity ``v_k`` (2,) drives ``k`` into relative to that ball's own velocity, the
     fastest such approach; that ball's speed along the vector; and whether there is one.
     ``R`` ball radius [m]."""
-    d = balls.r[:, :2] - balls.r[k, :2]
-    dist2 = dot(d, d)
-    h = d * (1.0 / jnp.sqrt(jnp.where(dist2 > 0, dist2, 1.0)))[:, None]
+    h, near = _touching(balls, k, R)
     speed = h[:, 0] * balls.v[:, 0] + h[:, 1] * balls.v[:, 1]
     approach = h[:, 0] * v_k[0] + h[:, 1] * v_k[1] - speed
-    near = dist2 <= (2.0 * R + CONTACT_DEPTH) ** 2
-    ids = jnp.arange(d.shape[0])
+    ids = jnp.arange(h.shape[0])
     candidate = near & (balls.state < AIRBORNE) & (approach > 0) & (ids != k) & ~exclude
     best = jnp.argmax(jnp.where(candidate, approach, -jnp.inf))
     return h[best], speed[best], jnp.any(candidate)

@@ -128,7 +128,7 @@ def test_a_push_against_a_held_ball_gains_no_energy():
 
     vi, _, vj, _, dv_nb, shared = supported(jnp.asarray(v_air), jnp.zeros(3), jnp.asarray(v_bed),
                                             jnp.asarray(w_bed), jnp.asarray(n), jnp.asarray(False),
-                                            jnp.asarray(False), R, against=(jnp.asarray(h), jnp.asarray(True)))
+                                            jnp.asarray(False), R, against=(jnp.asarray(h), jnp.asarray(True), 0.0))
     assert not bool(shared) and not np.any(np.asarray(dv_nb)), "no neighbour given, none pushed"
     vi, vj = np.asarray(vi), np.asarray(vj)
     assert energy(vi, vj) <= energy(v_air, v_bed) + 1e-15

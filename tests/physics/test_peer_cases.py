@@ -276,14 +276,19 @@ def ball_events(log, kind=ev.BALL):
             for k in range(n) if int(log.kind[k]) == kind]
 
 
+def check_events(aud, name):
+    """The invariants every logged event keeps (``aud``: an ``audit_log`` result)."""
+    assert aud.overlap <= TOL, f"{name}: balls overlap by {aud.overlap:.3g} m at event {aud.worst_event}"
+    assert aud.escape <= TOL, f"{name}: a ball {aud.escape:.3g} m outside the playable region"
+    assert not (aud.energy_rel > 1e-9 and aud.energy_rise > 1e-12), f"{name}: energy rose by {aud.energy_rise:.3g} J"
+    assert not aud.nan, name
+
+
 def check_sound(run, name):
     """The invariants every case keeps."""
     balls, final, log, summ, aud = run[name]
     assert not log.truncated and not log.overflow, name
-    assert aud.overlap <= TOL, f"{name}: balls overlap by {aud.overlap:.3g} m at event {aud.worst_event}"
-    assert aud.escape <= TOL, f"{name}: a ball {aud.escape:.3g} m outside the playable region"
-    assert not (aud.energy_rel > 1e-9 and aud.energy_rise > 1e-12), f"{name}: energy rose by {aud.energy_rise:.3g} J"
-    assert not aud.nan
+    check_events(aud, name)
     present = balls.state != OFF_TABLE
     assert np.all((final.state[present] == STATIONARY) | (final.state[present] == POCKETED)), name
     assert not summ.off_table.any(), f"{name}: a ball left the table"
@@ -799,8 +804,7 @@ def test_fuzz_bent_line_against_a_held_ball_takes_no_endless_instant(bent_line):
     under the simulator's cap (the fuzzer's replay, ``--shot snooker-12ft:mixed:15:5342``:
     62,000 events, sound)."""
     balls, final, log, _, aud = bent_line
-    assert aud.overlap <= TOL and aud.escape <= TOL and not aud.nan
-    assert not (aud.energy_rel > 1e-9 and aud.energy_rise > 1e-12), f"energy rose by {aud.energy_rise:.3g} J"
+    check_events(aud, "bent line")
     n = int(log.count)
     t = log.t[:n]
     runs = "".join("1" if x else "0" for x in np.diff(t) == 0).split("0")
