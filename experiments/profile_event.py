@@ -23,6 +23,7 @@ import jax
 import jax.numpy as jnp
 
 import cuegym.physics.simulate  # noqa: F401  (the module, not the function the package exports)
+from cuegym.physics import candidates as Cd
 from cuegym.physics import events as ev
 from cuegym.physics import get_spec, get_table, roots
 from cuegym.physics.collisions import HOP_SPEED, ball_ball
@@ -55,13 +56,14 @@ def parts(table, p):
     def acc_trans(b):
         return linear_acceleration(b, table), transition_times(b, table)
 
-    def pair_rows(b, i, j):
+    def pair_rows(b, i, j, g, t):
         a, tr = acc_trans(b)
-        return V(lambda k: S._pair_row(b, a, tr, k, table))(jnp.stack([i, j]))
+        own = jnp.minimum(tr, g.t - t)
+        return Cd.pair_rows(b, a, tr, jnp.stack([i, j]), table, own)
 
     def geometry(b, i, j, g, t):
         a, tr = acc_trans(b)
-        return S._geometry_of(b, a, tr, jnp.stack([i, j]), t, table, g)
+        return Cd.geometry_of(b, a, tr, jnp.stack([i, j]), t, table, g)
 
     def sweep(sm, b, t):
         a, _ = acc_trans(b)
@@ -71,11 +73,11 @@ def parts(table, p):
     return {
         "event (re-solve + advance)": (V(lambda q: S._event(table, q, True)), (p,)),
         "re-solve: two balls' candidates": (V(lambda s, i, j: S._resolve(table, s, i, j)), (s, i, j)),
-        "  pair rows (2 x N quartics)": (V(pair_rows), (s.balls, i, j)),
+        "  pair rows (2 x N quartics, screened)": (V(pair_rows), (s.balls, i, j, s.geo, s.t)),
         "  geometry (2 balls: noses, jaws, drops)": (V(geometry), (s.balls, i, j, s.geo, s.t)),
         "advance: next event, applied": (V(lambda s: S._advance(table, s, True)), (s,)),
         "  ball_ball (rules 1-6)": (V(lambda b, i, j: ball_ball(b, i, j, table, True)), (s.balls, i, j)),
-        "  cushion, jaw or pocket": (V(lambda b, i, g: S._apply_geometry(b, i, g, table)), (s.balls, i, s.geo)),
+        "  cushion, jaw or pocket": (V(lambda b, i, g: Cd.apply_geometry(b, i, g, table)), (s.balls, i, s.geo)),
         "  motion transition": (V(lambda b, i: apply_transition(b, i, table, HOP_SPEED)), (s.balls, i)),
         "  accelerations, transition times": (V(acc_trans), (s.balls,)),
         "  evolve every ball": (V(lambda b, t: evolve(b, table, t)), (s.balls, jnp.full(s.t.shape, 1e-3))),

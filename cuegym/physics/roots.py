@@ -167,9 +167,8 @@ def critical_points(c, horizon, steps=12):
     d = (c1, 2.0 * c2, 3.0 * c3, 4.0 * c4)  # f'
     zero = jnp.zeros_like(horizon)
     s1, s2 = _quadratic_roots_in(12.0 * c4, 6.0 * c3, 2.0 * c2, zero, horizon)
-    k1 = _monotone_root(d, zero, s1, _cubic, _dcubic, steps)
-    k2 = _monotone_root(d, s1, s2, _cubic, _dcubic, steps)
-    k3 = _monotone_root(d, s2, horizon, _cubic, _dcubic, steps)
+    # the three pieces in one solve (a leading axis of 3): one loop instead of three
+    k1, k2, k3 = _monotone_root(d, jnp.stack([zero, s1, s2]), jnp.stack([s1, s2, horizon]), _cubic, _dcubic, steps)
     k1 = jnp.where((k1 > 0) & (k1 < horizon), k1, horizon)
     k2 = jnp.where((k2 > 0) & (k2 < horizon), k2, horizon)
     k3 = jnp.where((k3 > 0) & (k3 < horizon), k3, horizon)

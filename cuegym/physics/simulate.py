@@ -18,15 +18,15 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
+from cuegym.physics import candidates as C
 from cuegym.physics import events as ev
-from cuegym.physics.balls import AIRBORNE, OFF_TABLE, POCKETED, STATIONARY, BallState
-from cuegym.physics.collisions import HOP_SPEED, ball_ball, cushion, nose_contact_angle
+from cuegym.physics.balls import AIRBORNE, BallState
+from cuegym.physics.collisions import HOP_SPEED, ball_ball
+from cuegym.physics.compact import where_active
 from cuegym.physics.motion import apply_transition, evolve, linear_acceleration, transition_times
-from cuegym.physics.resting import CONTACT_DEPTH
-from cuegym.physics.roots import first_descending_root_quadratic, first_descending_root_quartic
 from cuegym.physics.strike import Shot, strike
 from cuegym.physics.summary import ShotSummary, in_penalty_zone, start_summary, sweep_lines
-from cuegym.physics.vec import dot, norm, pick_lanes
+from cuegym.physics.vec import norm, pick_lanes
 
 INF = jnp.inf
 # A ball in the air balanced on a ball at rest rides it as an inverted pendulum: its offset
@@ -39,6 +39,11 @@ INF = jnp.inf
 # balanced stack (an equilibrium that never ends) or a storm. docs/physics.md ("The ride").
 DEFAULT_MAX_EVENTS = 100_000
 DEFAULT_LOG_CAPACITY = 400
+# under vmap a batch's ball contacts run on 1/8 of its lanes at a time, its cushion, jaw and
+# pocket contacts on 1/16 (compact.where_active): on a full rack about a third of events are
+# ball contacts and a seventh cushion, jaw or pocket contacts
+BALL_EVENT_CHUNKS = 8
+GEOMETRY_EVENT_CHUNKS = 16
 
 
 class _Zone(NamedTuple):
@@ -51,22 +56,13 @@ class _Zone(NamedTuple):
     open: jnp.ndarray
 
 
-class _Geo(NamedTuple):
-    """Each ball's next contact with the fixed geometry: absolute time ``t`` (N,) [s] (+inf:
-    none before its next transition), event ``kind`` (N,), cushion or pocket id ``other``
-    (N,), and contact ``normal`` (N, 2)."""
-
-    t: jnp.ndarray
-    kind: jnp.ndarray
-    other: jnp.ndarray
-    normal: jnp.ndarray
 
 
 class _Loop(NamedTuple):
     t: jnp.ndarray
     balls: BallState
     pair_t: jnp.ndarray
-    geo: _Geo
+    geo: C.Geo
     log: ev.EventLog
     summary: ShotSummary
     zone: _Zone
@@ -86,147 +82,6 @@ class _Pending(NamedTuple):
     j: jnp.ndarray
 
 
-def _pair_row(balls: BallState, acc, trans_dt, i, table):
-    """(N,) time from now until ball ``i`` first touches each other ball (+inf: never)."""
-    p = balls.r - balls.r[i]
-    v = balls.v - balls.v[i]
-    a = acc - acc[i]
-    d = 2.0 * table.radius
-    d2 = d**2
-    c4 = 0.25 * dot(a, a)
-    c3 = dot(v, a)
-    c2 = dot(v, v) + dot(p, a)
-    c1 = 2.0 * dot(p, v)
-    c0 = dot(p, p) - d2
-    horizon = jnp.minimum(trans_dt, trans_dt[i])
-    # a pair in contact collides again once closed by CONTACT_DEPTH: |p|^2 - d^2 = -(2 d e - e^2)
-    depth = (2.0 * d - CONTACT_DEPTH) * CONTACT_DEPTH
-    t = first_descending_root_quartic(c0, c1, c2, c3, c4, horizon, depth)
-    in_play = balls.state < POCKETED
-    moving = balls.state != STATIONARY
-    valid = in_play & in_play[i] & (moving | moving[i]) & (jnp.arange(p.shape[0]) != i)
-    return jnp.where(valid, t, INF)
-
-
-def _geometry(balls: BallState, acc, trans_dt, table):
-    """Each ball's earliest contact with the table's fixed geometry.
-
-    Returns (dt (N,), kind (N,) event kind, other (N,) cushion or pocket id, normal (N, 2)).
-    """
-    r, v, a = balls.r[:, :2], balls.v[:, :2], acc[:, :2]
-    off = table.contact_offset
-    horizon = trans_dt[:, None]
-    # cushion noses and throat walls: signed distance minus contact offset, a quadratic
-    n = table.seg_n[None]
-    rel = r[:, None] - table.seg_a[None]
-    c0 = dot(rel, n) - off
-    c1 = dot(v[:, None], n)
-    c2 = 0.5 * dot(a[:, None], n)
-    t_seg = first_descending_root_quadratic(c0, c1, c2, horizon)
-    ts = jnp.where(jnp.isfinite(t_seg), t_seg, 0.0)[..., None]
-    at = r[:, None] + v[:, None] * ts + 0.5 * a[:, None] * ts * ts
-    span = table.seg_b - table.seg_a
-    frac = dot(at - table.seg_a[None], span[None]) * (1.0 / dot(span, span))[None]
-    # a ball behind a wall's line is not "touching and approaching" it (the root at 0), but a
-    # curved path can cross the line beside the wall and come back onto its front (t > 0)
-    t_seg = jnp.where((frac >= 0) & (frac <= 1) & ((c0 > -off) | (t_seg > 0)), t_seg, INF)
-    # jaw circles: squared distance minus (jaw radius + offset)^2, a quartic
-    p = r[:, None] - table.jaw_c[None]
-    vv = jnp.broadcast_to(v[:, None], p.shape)
-    aa = jnp.broadcast_to(a[:, None], p.shape)
-    reach = (table.jaw_r + off)[None] ** 2
-    t_jaw = first_descending_root_quartic(
-        dot(p, p) - reach,
-        2.0 * dot(p, vv),
-        dot(vv, vv) + dot(p, aa),
-        dot(vv, aa),
-        0.25 * dot(aa, aa),
-        horizon,
-    )
-    # drop lines: the centre crossing into the pocket
-    dn = table.drop_n[None]
-    relq = r[:, None] - table.drop_q[None]
-    t_drop = first_descending_root_quadratic(
-        -dot(relq, dn), -dot(v[:, None], dn), -0.5 * dot(a[:, None], dn), horizon
-    )
-    all_t = jnp.concatenate([t_seg, t_jaw, t_drop], -1)  # (N, S + J + P)
-    k = jnp.argmin(all_t, -1)
-    dt = jnp.take_along_axis(all_t, k[:, None], -1)[:, 0]
-    S, J = t_seg.shape[-1], t_jaw.shape[-1]
-    is_seg, is_jaw = k < S, (k >= S) & (k < S + J)
-    seg = jnp.clip(k, 0, S - 1)
-    jaw = jnp.clip(k - S, 0, J - 1)
-    pocket = jnp.clip(k - S - J, 0, t_drop.shape[-1] - 1)
-    # contact normal at the event time
-    tt = jnp.where(jnp.isfinite(dt), dt, 0.0)[:, None]
-    pos = r + v * tt + 0.5 * a * tt * tt
-    to_ball = pos - table.jaw_c[jaw]
-    jaw_normal = to_ball * (1.0 / jnp.maximum(norm(to_ball), 1e-12))[:, None]
-    normal = jnp.where(is_seg[:, None], table.seg_n[seg], jaw_normal)
-    seg_cushion = table.seg_cushion[seg]
-    kind = jnp.where(is_seg, jnp.where(seg_cushion >= 0, ev.CUSHION, ev.JAW), jnp.where(is_jaw, ev.JAW, ev.POCKET))
-    other = jnp.where(
-        is_seg, jnp.where(seg_cushion >= 0, seg_cushion, table.seg_pocket[seg]), jnp.where(is_jaw, table.jaw_pocket[jaw], pocket)
-    )
-    # an airborne ball whose bottom clears the nose, or that meets the nose so low on its body
-    # that it is not pressing into it along the contact normal, rides over and leaves the table
-    flying = balls.state == AIRBORNE
-    z = balls.r[:, 2] + balls.v[:, 2] * tt[:, 0] - 0.5 * table.gravity * tt[:, 0] ** 2 * flying
-    vz = balls.v[:, 2] - table.gravity * tt[:, 0] * flying
-    sin_a, cos_a = nose_contact_angle(z, table)
-    v_at = v + a * tt
-    pressing = cos_a * dot(v_at, normal) - sin_a * vz < 0
-    over = flying & (kind != ev.POCKET) & ((z >= table.cushion_height) | ~pressing)
-    kind = jnp.where(over, ev.OFF_TABLE_EV, kind)
-    in_play = balls.state < POCKETED
-    dt = jnp.where(in_play & (balls.state != STATIONARY), dt, INF)
-    return dt, kind.astype(jnp.int32), other.astype(jnp.int32), normal
-
-
-def _set_row(pair_t, i, row):
-    """``pair_t`` (N, N) with row and column ``i`` set to ``row`` (N,).
-
-    Both are written as row updates (the column through a transpose): XLA lowers a row
-    update to a dynamic-update-slice, but a column update under ``vmap`` to an (N, N)
-    elementwise select into which it fuses the root solving that produced ``row``, so each
-    of the N^2 outputs recomputed its root: 16 times the work at N = 16 (measured 160 us
-    instead of 4 us per table and row on CPU)."""
-    pair_t = pair_t.at[i, :].set(row)
-    return pair_t.T.at[i, :].set(row).T
-
-
-def _geometry_of(balls: BallState, acc, trans_dt, idx, now, table, geo: _Geo) -> _Geo:
-    """``geo`` with the entries of balls ``idx`` ((K,) ints, repeats allowed) recomputed from
-    their current motion at time ``now``."""
-    take = lambda x: x[idx]  # noqa: E731
-    sub = BallState(*(take(x) for x in balls))
-    dt, kind, other, normal = _geometry(sub, take(acc), take(trans_dt), table)
-    # one ball at a time: a scalar index lowers to a dynamic-update-slice, an index vector
-    # under vmap to a scatter (half again the cost of the geometry itself on CPU)
-    for k in range(idx.shape[0]):
-        geo = _Geo(
-            t=geo.t.at[idx[k]].set(now + dt[k]),
-            kind=geo.kind.at[idx[k]].set(kind[k]),
-            other=geo.other.at[idx[k]].set(other[k]),
-            normal=geo.normal.at[idx[k]].set(normal[k]),
-        )
-    return geo
-
-
-def _apply_geometry(balls, i, geo: _Geo, table):
-    hit = cushion(balls, i, geo.normal[i], table)
-    other = geo.other[i]
-    pocketed = balls._replace(
-        r=balls.r.at[i].set(jnp.concatenate([table.pocket_xy[other], jnp.zeros(1)])),
-        v=balls.v.at[i].set(0.0),
-        w=balls.w.at[i].set(0.0),
-        state=balls.state.at[i].set(POCKETED),
-        pocket=balls.pocket.at[i].set(other),
-    )
-    gone = balls._replace(v=balls.v.at[i].set(0.0), w=balls.w.at[i].set(0.0), state=balls.state.at[i].set(OFF_TABLE))
-    k = geo.kind[i]
-    pick = lambda x, y, z: jnp.where(k == ev.POCKET, y, jnp.where(k == ev.OFF_TABLE_EV, z, x))  # noqa: E731
-    return jax.tree_util.tree_map(pick, hit, pocketed, gone)
 
 
 def update_summary(s: ShotSummary, kind, i, other, t, balls) -> ShotSummary:
@@ -309,9 +164,10 @@ def _start(table, balls: BallState, shot: Shot, log_capacity: int) -> _Loop:
     struck_balls, log, summary, zone = _struck(table, balls, shot, log_capacity)
     acc = linear_acceleration(struck_balls, table)
     trans_dt = transition_times(struck_balls, table)
-    rows = jax.vmap(lambda i: _pair_row(struck_balls, acc, trans_dt, i, table))(jnp.arange(n_balls))
+    geo = C.Geo(*C.geometry(struck_balls, acc, trans_dt, table))
+    own = jnp.minimum(trans_dt, geo.t)
+    rows = C.pair_rows(struck_balls, acc, trans_dt, jnp.arange(n_balls), table, own)
     pair_t = jnp.minimum(rows, rows.T)
-    geo = _Geo(*_geometry(struck_balls, acc, trans_dt, table))
     return _Loop(jnp.asarray(0.0), struck_balls, pair_t, geo, log, summary, zone, jnp.asarray(0, jnp.int32),
                  jnp.zeros(n_balls, bool))
 
@@ -326,7 +182,7 @@ def _restart(table, balls: BallState, shot: Shot, log_capacity: int) -> _Pending
     """
     n_balls = balls.r.shape[0]
     struck_balls, log, summary, zone = _struck(table, balls, shot, log_capacity)
-    geo = _Geo(jnp.full(n_balls, INF), jnp.zeros(n_balls, jnp.int32), jnp.zeros(n_balls, jnp.int32),
+    geo = C.Geo(jnp.full(n_balls, INF), jnp.zeros(n_balls, jnp.int32), jnp.zeros(n_balls, jnp.int32),
                jnp.zeros((n_balls, 2)))
     s = _Loop(jnp.asarray(0.0), struck_balls, jnp.full((n_balls, n_balls), INF), geo, log, summary, zone,
               jnp.asarray(0, jnp.int32), jnp.zeros(n_balls, bool))
@@ -389,8 +245,13 @@ def _advance(table, s: _Loop, throw: bool, live=True):
     summ = summ._replace(follow=summ.follow | entered)
     b = evolved = evolve(b, table, dt)
 
-    after_pair = ball_ball(b, pi, pj, table, throw)
-    after_geo = _apply_geometry(b, gi, geo, table)
+    # the costliest branches, so under vmap only the lanes whose event it is run them (a
+    # lane at rest has no event: its candidates are all +inf)
+    moving = _moving(s) & live
+    contact = where_active(lambda b, i, j: ball_ball(b, i, j, table, throw), BALL_EVENT_CHUNKS)
+    after_pair = contact((which == 0) & moving, b, pi, pj)
+    fixed = where_active(lambda b, i, g: C.apply_geometry(b, i, g, table), GEOMETRY_EVENT_CHUNKS)
+    after_geo = fixed((which == 1) & moving, b, gi, geo)
     after_trans, trans_kind = apply_transition(b, ti, table, HOP_SPEED)
     pick = lambda x, y, z: jnp.where(which == 0, x, jnp.where(which == 1, y, z))  # noqa: E731
     b = jax.tree_util.tree_map(pick, after_pair, after_geo, after_trans)
@@ -430,10 +291,12 @@ def _resolve(table, s: _Loop, i, j) -> _Loop:
     b = s.balls
     acc = linear_acceleration(b, table)
     trans_dt = transition_times(b, table)
-    # both rows in one vmapped solve: one copy of the quartic solver in the program
-    rows = jax.vmap(lambda k: _pair_row(b, acc, trans_dt, k, table))(jnp.stack([i, j]))
-    pair_t = _set_row(_set_row(s.pair_t, i, s.t + rows[0]), j, s.t + rows[1])
-    geo = _geometry_of(b, acc, trans_dt, jnp.stack([i, j]), s.t, table, s.geo)
+    geo = C.geometry_of(b, acc, trans_dt, jnp.stack([i, j]), s.t, table, s.geo)
+    # each ball's next event of its own bounds the window its pairs are screened over
+    own = jnp.minimum(trans_dt, geo.t - s.t)
+    # both rows in one solve: one copy of the quartic solver in the program
+    rows = C.pair_rows(b, acc, trans_dt, jnp.stack([i, j]), table, own)
+    pair_t = C.set_row(C.set_row(s.pair_t, i, s.t + rows[0]), j, s.t + rows[1])
     return s._replace(pair_t=pair_t, geo=geo)
 
 

@@ -1,0 +1,71 @@
+"""Work on the active elements of a batch only: gathered into chunks of fixed size.
+
+Under ``vmap`` every lane computes every branch. Where only some elements need a costly
+function (the quartics a screen could not clear, the lanes whose event is a ball contact),
+:func:`apply_to_active` gathers those, applies the function a chunk at a time in a loop that
+runs as many times as they fill chunks, and scatters the results back: static shapes, one
+copy of the function in the program, and each element computed by the same operations as
+without the gathering, so the same bytes. docs/physics.md ("Screened candidates").
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+
+def chunk_size(size: int, fraction: int, least: int = 1) -> int:
+    """Elements per chunk for a batch of ``size``: ``size / fraction`` rounded up, at
+    least ``least``, at most ``size``."""
+    return max(1, min(size, max(least, -(-size // fraction))))
+
+
+def apply_to_active(fn, active, args, out, chunk: int):
+    """``out`` with element k replaced by ``fn(*args)``'s element k wherever ``active[k]``.
+
+    ``fn`` maps a batch of ``chunk`` elements (every leaf of ``args`` with a leading axis of
+    that length) to a pytree shaped like ``out``'s leaves with that leading axis; ``active``
+    (B,) bool; ``args`` and ``out`` pytrees of arrays with a leading axis of length B.
+    The chunks are filled with the active elements in index order; the slots past the last
+    one compute on a copy of element B - 1 and are dropped.
+    """
+    size = active.shape[0]
+    count = jnp.sum(active, dtype=jnp.int32)
+    # the active elements' indices in order, then `size` (past the end: dropped on scatter)
+    order = jnp.nonzero(active, size=size + chunk, fill_value=size)[0]
+
+    def one_chunk(state):
+        k, acc = state
+        idx = jax.lax.dynamic_slice(order, (k * chunk,), (chunk,))
+        safe = jnp.minimum(idx, size - 1)
+        res = fn(*jax.tree_util.tree_map(lambda x: x[safe], args))
+        return k + 1, jax.tree_util.tree_map(lambda o, r: o.at[idx].set(r, mode="drop"), acc, res)
+
+    chunks = (count + chunk - 1) // chunk
+    return jax.lax.while_loop(lambda s: s[0] < chunks, one_chunk, (jnp.zeros((), jnp.int32), out))[1]
+
+
+def where_active(fn, fraction: int):
+    """``g(active, state, *rest)``: ``fn(state, *rest)`` where ``active`` () bool, else
+    ``state`` unchanged (a pytree; ``fn`` returns one of the same structure).
+
+    Alone, a ``lax.cond``. Under ``vmap`` (its own batching rule) only the active lanes
+    run ``fn``, gathered ``B / fraction`` at a time (:func:`apply_to_active`), where
+    JAX's own rule would run every lane and select.
+    """
+
+    @jax.custom_batching.custom_vmap
+    def g(active, state, *rest):
+        return jax.lax.cond(active, lambda: fn(state, *rest), lambda: state)
+
+    @g.def_vmap
+    def g_lanes(axis_size, in_batched, active, state, *rest):
+        def lanes(x, batched):
+            return jax.tree_util.tree_map(
+                lambda y, b: y if b else jnp.broadcast_to(y, (axis_size, *jnp.shape(y))), x, batched)
+
+        active, state, *rest = (lanes(x, b) for x, b in zip((active, state, *rest), in_batched))
+        out = apply_to_active(jax.vmap(fn), active, (state, *rest), state, chunk_size(axis_size, fraction))
+        return out, jax.tree_util.tree_map(lambda _: True, out)
+
+    return g

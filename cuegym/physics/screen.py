@@ -1,0 +1,92 @@
+"""Screened contact solving: a quartic is solved only where a contact is possible.
+
+Most quartics of an event cannot have a root before the balls' next known event (a resting
+ball far from the path, a jaw across the table). :func:`clear_of_contact` proves that from the
+Bernstein coefficients of the quartic over the window (their minimum bounds the
+polynomial from below: R. T. Farouki and V. T. Rajan, "On the numerical condition of
+polynomials in Bernstein form", CAGD 4, 1987), and :func:`first_contacts` solves the others
+alone, gathered from the whole batch of lanes (its own batching rule), a chunk at a time.
+Each solved element runs the same operations as without screening, so the results are the
+same bytes. docs/physics.md ("Screened candidates").
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import jax
+import jax.numpy as jnp
+
+from cuegym.physics.compact import apply_to_active, chunk_size
+from cuegym.physics.roots import INF, first_descending_root_quartic
+
+# the bound must clear the rounding of f evaluated anywhere in the window (a few ulps of
+# sum |c_k| T^k) by far: a polynomial this close to zero is solved, never screened out
+_MARGIN = 1e-9
+# the window is bounded whole: four pieces left barely fewer quartics on a full rack, at four
+# times the cost of the bound
+PIECES = 1
+MIN_CHUNK = 8  # quartics per chunk, at the least
+
+
+def clear_of_contact(c, window):
+    """Bool, elementwise: f(t) = sum c_k t^k ((5,) tuple of arrays) is positive with room
+    to spare on [0, ``window``] (``window`` >= 0, finite [s]), so no contact starts there.
+
+    On each of :data:`PIECES` pieces [t0, t0 + h] the quartic is shifted to the piece
+    (Taylor coefficients at t0, scaled by h^k) and its five Bernstein coefficients are
+    formed; f is at least their minimum there. Conservative: False where unsure, and for
+    NaN."""
+    c0, c1, c2, c3, c4 = c
+    w = jnp.maximum(window, 0.0)
+    scale = jnp.abs(c0) + w * (jnp.abs(c1) + w * (jnp.abs(c2) + w * (jnp.abs(c3) + w * jnp.abs(c4))))
+    margin = _MARGIN * scale
+    h = w * (1.0 / PIECES)
+    clear = jnp.ones(jnp.shape(c0), bool)
+    for k in range(PIECES):
+        t0 = h * k
+        e0 = (((c4 * t0 + c3) * t0 + c2) * t0 + c1) * t0 + c0
+        e1 = ((4.0 * c4 * t0 + 3.0 * c3) * t0 + 2.0 * c2) * t0 + c1
+        e2 = (6.0 * c4 * t0 + 3.0 * c3) * t0 + c2
+        e3 = 4.0 * c4 * t0 + c3
+        a1, a2, a3, a4 = e1 * h, e2 * h * h, e3 * h * h * h, c4 * h * h * h * h
+        b1 = e0 + 0.25 * a1
+        b2 = e0 + 0.5 * a1 + a2 * (1.0 / 6.0)
+        b3 = e0 + 0.75 * a1 + 0.5 * a2 + 0.25 * a3
+        b4 = e0 + a1 + a2 + a3 + a4
+        low = jnp.minimum(jnp.minimum(e0, b1), jnp.minimum(jnp.minimum(b2, b3), b4))
+        clear = clear & (low > margin)
+    return clear
+
+
+def first_contacts(c, horizon, depth, screened, fraction: int):
+    """``roots.first_descending_root_quartic(*c, horizon, depth)`` where ``screened`` is
+    False, +inf where it is True (the caller proved, e.g. by :func:`clear_of_contact`, that
+    the answer there is +inf or is never used). All arguments broadcast to one shape.
+
+    Only the unscreened elements are solved: gathered (under ``vmap``, from every lane of
+    the batch at once) into chunks of 1/``fraction`` of the elements (at least
+    :data:`MIN_CHUNK`), one chunk per iteration of a loop that runs as many times as they
+    fill, so the program holds one copy of the solver.
+    """
+    args = jnp.broadcast_arrays(*c, horizon, depth, screened)
+    return _contacts(fraction)(*args)
+
+
+@lru_cache(maxsize=None)
+def _contacts(fraction: int):
+    @jax.custom_batching.custom_vmap
+    def contacts(c0, c1, c2, c3, c4, horizon, depth, screened):
+        flat = tuple(jnp.ravel(x) for x in (c0, c1, c2, c3, c4, horizon, depth))
+        chunk = chunk_size(flat[0].shape[0], fraction, MIN_CHUNK)
+        out = apply_to_active(first_descending_root_quartic, ~jnp.ravel(screened), flat,
+                              jnp.full(flat[0].shape, INF, flat[0].dtype), chunk)
+        return out.reshape(c0.shape)
+
+    @contacts.def_vmap
+    def contacts_lanes(axis_size, in_batched, *args):
+        # elementwise: the batch is more elements of the same solve, gathered together
+        args = [x if b else jnp.broadcast_to(x, (axis_size, *x.shape)) for x, b in zip(args, in_batched)]
+        return contacts(*args), True
+
+    return contacts
