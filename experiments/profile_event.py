@@ -58,7 +58,7 @@ def parts(table, p):
 
     def pair_rows(b, i, j, g, t):
         a, tr = acc_trans(b)
-        own = jnp.minimum(tr, g.t - t)
+        own = Cd.own_events(tr, g, t)
         return Cd.pair_rows(b, a, tr, jnp.stack([i, j]), table, own)
 
     def geometry(b, i, j, g, t):

@@ -39,6 +39,14 @@ class Geo(NamedTuple):
     normal: jnp.ndarray
 
 
+def own_events(trans_dt, geo: Geo, now):
+    """(N,) [s] from ``now``: each ball's next event of its own, its transition (``trans_dt``
+    (N,), from now) or its geometry entry (``geo``, absolute times). Only the ball's own
+    motion changes these, and each of them re-solves its candidates: the window its pairs
+    are screened over (:func:`pair_rows`)."""
+    return jnp.minimum(trans_dt, geo.t - now)
+
+
 def pair_rows(balls: BallState, acc, trans_dt, idx, table, own):
     """(K, N) time from now until each ball of ``idx`` (K,) first touches each other ball
     (+inf: never).
@@ -114,7 +122,7 @@ def geometry(balls: BallState, acc, trans_dt, table):
     )
     c_jaw = (dot(p, p) - reach, 2.0 * dot(p, vv), dot(vv, vv) + dot(p, aa), dot(vv, aa), 0.25 * dot(aa, aa))
     # a jaw met after a nose, wall or drop line (or the transition) is never the earliest
-    moving = (balls.state < POCKETED) & (balls.state != STATIONARY)
+    moving = (balls.state < POCKETED) & (balls.state != STATIONARY)  # in play and moving
     sooner = jnp.minimum(jnp.min(t_seg, -1), jnp.min(t_drop, -1))[:, None]
     screened = ~moving[:, None] | clear_of_contact(c_jaw, _window(sooner, horizon))
     t_jaw = first_contacts(c_jaw, horizon, 0.0, screened, JAW_CHUNKS)
@@ -147,8 +155,7 @@ def geometry(balls: BallState, acc, trans_dt, table):
     pressing = cos_a * dot(v_at, normal) - sin_a * vz < 0
     over = flying & (kind != ev.POCKET) & ((z >= table.cushion_height) | ~pressing)
     kind = jnp.where(over, ev.OFF_TABLE_EV, kind)
-    in_play = balls.state < POCKETED
-    dt = jnp.where(in_play & (balls.state != STATIONARY), dt, INF)
+    dt = jnp.where(moving, dt, INF)
     return dt, kind.astype(jnp.int32), other.astype(jnp.int32), normal
 
 

@@ -45,6 +45,14 @@ def apply_to_active(fn, active, args, out, chunk: int):
     return jax.lax.while_loop(lambda s: s[0] < chunks, one_chunk, (jnp.zeros((), jnp.int32), out))[1]
 
 
+def broadcast_lanes(axis_size: int, tree, batched):
+    """``tree`` (a pytree) with every leaf that ``batched`` (the same structure of bools, as
+    a batching rule receives it) marks unbatched broadcast to a leading axis of
+    ``axis_size``: in a batching rule, every lane then has its own copy."""
+    return jax.tree_util.tree_map(
+        lambda x, b: x if b else jnp.broadcast_to(x, (axis_size, *jnp.shape(x))), tree, batched)
+
+
 def where_active(fn, fraction: int):
     """``g(active, state, *rest)``: ``fn(state, *rest)`` where ``active`` () bool, else
     ``state`` unchanged (a pytree; ``fn`` returns one of the same structure).
@@ -60,11 +68,7 @@ def where_active(fn, fraction: int):
 
     @g.def_vmap
     def g_lanes(axis_size, in_batched, active, state, *rest):
-        def lanes(x, batched):
-            return jax.tree_util.tree_map(
-                lambda y, b: y if b else jnp.broadcast_to(y, (axis_size, *jnp.shape(y))), x, batched)
-
-        active, state, *rest = (lanes(x, b) for x, b in zip((active, state, *rest), in_batched))
+        active, state, *rest = broadcast_lanes(axis_size, (active, state, *rest), tuple(in_batched))
         out = apply_to_active(jax.vmap(fn), active, (state, *rest), state, chunk_size(axis_size, fraction))
         return out, jax.tree_util.tree_map(lambda _: True, out)
 

@@ -17,15 +17,12 @@ from functools import lru_cache
 import jax
 import jax.numpy as jnp
 
-from cuegym.physics.compact import apply_to_active, chunk_size
+from cuegym.physics.compact import apply_to_active, broadcast_lanes, chunk_size
 from cuegym.physics.roots import INF, first_descending_root_quartic
 
 # the bound must clear the rounding of f evaluated anywhere in the window (a few ulps of
 # sum |c_k| T^k) by far: a polynomial this close to zero is solved, never screened out
 _MARGIN = 1e-9
-# the window is bounded whole: four pieces left barely fewer quartics on a full rack, at four
-# times the cost of the bound
-PIECES = 1
 MIN_CHUNK = 8  # quartics per chunk, at the least
 
 
@@ -33,30 +30,20 @@ def clear_of_contact(c, window):
     """Bool, elementwise: f(t) = sum c_k t^k ((5,) tuple of arrays) is positive with room
     to spare on [0, ``window``] (``window`` >= 0, finite [s]), so no contact starts there.
 
-    On each of :data:`PIECES` pieces [t0, t0 + h] the quartic is shifted to the piece
-    (Taylor coefficients at t0, scaled by h^k) and its five Bernstein coefficients are
-    formed; f is at least their minimum there. Conservative: False where unsure, and for
-    NaN."""
+    With t = T s, f's five Bernstein coefficients on s in [0, 1] are formed from c_k T^k;
+    f is at least their minimum over the window. Conservative: False where unsure, and for
+    NaN. (Bounding pieces of the window apart cleared barely more quartics on a full rack,
+    at the cost of a bound per piece.)"""
     c0, c1, c2, c3, c4 = c
     w = jnp.maximum(window, 0.0)
     scale = jnp.abs(c0) + w * (jnp.abs(c1) + w * (jnp.abs(c2) + w * (jnp.abs(c3) + w * jnp.abs(c4))))
-    margin = _MARGIN * scale
-    h = w * (1.0 / PIECES)
-    clear = jnp.ones(jnp.shape(c0), bool)
-    for k in range(PIECES):
-        t0 = h * k
-        e0 = (((c4 * t0 + c3) * t0 + c2) * t0 + c1) * t0 + c0
-        e1 = ((4.0 * c4 * t0 + 3.0 * c3) * t0 + 2.0 * c2) * t0 + c1
-        e2 = (6.0 * c4 * t0 + 3.0 * c3) * t0 + c2
-        e3 = 4.0 * c4 * t0 + c3
-        a1, a2, a3, a4 = e1 * h, e2 * h * h, e3 * h * h * h, c4 * h * h * h * h
-        b1 = e0 + 0.25 * a1
-        b2 = e0 + 0.5 * a1 + a2 * (1.0 / 6.0)
-        b3 = e0 + 0.75 * a1 + 0.5 * a2 + 0.25 * a3
-        b4 = e0 + a1 + a2 + a3 + a4
-        low = jnp.minimum(jnp.minimum(e0, b1), jnp.minimum(jnp.minimum(b2, b3), b4))
-        clear = clear & (low > margin)
-    return clear
+    a1, a2, a3, a4 = c1 * w, c2 * w * w, c3 * w * w * w, c4 * w * w * w * w
+    b1 = c0 + 0.25 * a1
+    b2 = c0 + 0.5 * a1 + a2 * (1.0 / 6.0)
+    b3 = c0 + 0.75 * a1 + 0.5 * a2 + 0.25 * a3
+    b4 = c0 + a1 + a2 + a3 + a4
+    low = jnp.minimum(jnp.minimum(c0, b1), jnp.minimum(jnp.minimum(b2, b3), b4))
+    return low > _MARGIN * scale
 
 
 def first_contacts(c, horizon, depth, screened, fraction: int):
@@ -86,7 +73,6 @@ def _contacts(fraction: int):
     @contacts.def_vmap
     def contacts_lanes(axis_size, in_batched, *args):
         # elementwise: the batch is more elements of the same solve, gathered together
-        args = [x if b else jnp.broadcast_to(x, (axis_size, *x.shape)) for x, b in zip(args, in_batched)]
-        return contacts(*args), True
+        return contacts(*broadcast_lanes(axis_size, args, tuple(in_batched))), True
 
     return contacts

@@ -22,7 +22,7 @@ from cuegym.physics import candidates as C
 from cuegym.physics import events as ev
 from cuegym.physics.balls import AIRBORNE, BallState
 from cuegym.physics.collisions import HOP_SPEED, ball_ball
-from cuegym.physics.compact import where_active
+from cuegym.physics.compact import broadcast_lanes, where_active
 from cuegym.physics.motion import apply_transition, evolve, linear_acceleration, transition_times
 from cuegym.physics.strike import Shot, strike
 from cuegym.physics.summary import ShotSummary, in_penalty_zone, start_summary, sweep_lines
@@ -54,8 +54,6 @@ class _Zone(NamedTuple):
     apex: jnp.ndarray
     u: jnp.ndarray
     open: jnp.ndarray
-
-
 
 
 class _Loop(NamedTuple):
@@ -165,7 +163,7 @@ def _start(table, balls: BallState, shot: Shot, log_capacity: int) -> _Loop:
     acc = linear_acceleration(struck_balls, table)
     trans_dt = transition_times(struck_balls, table)
     geo = C.Geo(*C.geometry(struck_balls, acc, trans_dt, table))
-    own = jnp.minimum(trans_dt, geo.t)
+    own = C.own_events(trans_dt, geo, 0.0)
     rows = C.pair_rows(struck_balls, acc, trans_dt, jnp.arange(n_balls), table, own)
     pair_t = jnp.minimum(rows, rows.T)
     return _Loop(jnp.asarray(0.0), struck_balls, pair_t, geo, log, summary, zone, jnp.asarray(0, jnp.int32),
@@ -292,8 +290,7 @@ def _resolve(table, s: _Loop, i, j) -> _Loop:
     acc = linear_acceleration(b, table)
     trans_dt = transition_times(b, table)
     geo = C.geometry_of(b, acc, trans_dt, jnp.stack([i, j]), s.t, table, s.geo)
-    # each ball's next event of its own bounds the window its pairs are screened over
-    own = jnp.minimum(trans_dt, geo.t - s.t)
+    own = C.own_events(trans_dt, geo, s.t)
     # both rows in one solve: one copy of the quartic solver in the program
     rows = C.pair_rows(b, acc, trans_dt, jnp.stack([i, j]), table, own)
     pair_t = C.set_row(C.set_row(s.pair_t, i, s.t + rows[0]), j, s.t + rows[1])
@@ -382,8 +379,7 @@ def _settle(table, max_events: int, throw: bool, pending: bool = False):
     @settle.def_vmap
     def settle_lanes(axis_size, in_batched, s: _Loop):
         (batched,) = in_batched
-        s = jax.tree_util.tree_map(
-            lambda x, b: x if b else jnp.broadcast_to(x, (axis_size, *jnp.shape(x))), s, batched)
+        s = broadcast_lanes(axis_size, s, batched)
         out = jax.lax.while_loop(lambda c: jnp.any(running_v(c)), step_lanes, s)
         return out, jax.tree_util.tree_map(lambda _: True, out)
 
