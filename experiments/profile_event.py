@@ -26,7 +26,7 @@ import cuegym.physics.simulate  # noqa: F401  (the module, not the function the 
 from cuegym.physics import candidates as Cd
 from cuegym.physics import events as ev
 from cuegym.physics import get_spec, get_table, roots
-from cuegym.physics.collisions import HOP_SPEED, ball_ball
+from cuegym.physics.collisions import HOP_SPEED, ball_ball, collide
 from cuegym.physics.motion import apply_transition, evolve, linear_acceleration, transition_times
 from cuegym.physics.summary import sweep_lines
 from cuegym.tools.bench_report import machine_info, timestamp
@@ -77,6 +77,7 @@ def parts(table, p):
         "  geometry (2 balls: noses, jaws, drops)": (V(geometry), (s.balls, i, j, s.geo, s.t)),
         "advance: next event, applied": (V(lambda s: S._advance(table, s, True)), (s,)),
         "  ball_ball (rules 1-6)": (V(lambda b, i, j: ball_ball(b, i, j, table, True)), (s.balls, i, j)),
+        "  collide (a collision: no cluster rules)": (V(lambda b, i, j: collide(b, i, j, table, True)), (s.balls, i, j)),
         "  cushion, jaw or pocket": (V(lambda b, i, g: Cd.apply_geometry(b, i, g, table)), (s.balls, i, s.geo)),
         "  motion transition": (V(lambda b, i: apply_transition(b, i, table, HOP_SPEED)), (s.balls, i)),
         "  accelerations, transition times": (V(acc_trans), (s.balls,)),

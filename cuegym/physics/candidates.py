@@ -48,8 +48,8 @@ def own_events(trans_dt, geo: Geo, now):
 
 
 def pair_rows(balls: BallState, acc, trans_dt, idx, table, own):
-    """(K, N) time from now until each ball of ``idx`` (K,) first touches each other ball
-    (+inf: never).
+    """(K, N) time from now until each ball of ``idx`` (K,; repeats allowed) first touches
+    each other ball (+inf: never).
 
     ``own`` (N,) [s]: each ball's next event of its own from now (a transition, a cushion,
     jaw or pocket). A pair that cannot touch before the first of its two balls' own events
@@ -74,8 +74,11 @@ def pair_rows(balls: BallState, acc, trans_dt, idx, table, own):
     moving = balls.state != STATIONARY
     valid = in_play[None] & row(in_play) & (moving[None] | row(moving)) & (jnp.arange(p.shape[1])[None] != idx[:, None])
     c = (c0, c1, c2, c3, c4)
-    screened = ~valid | clear_of_contact(c, _window(jnp.minimum(own[None], row(own)), horizon))
-    return first_contacts(c, horizon, depth, screened, PAIR_CHUNKS)
+    # a row repeated in idx (j == i: an event of one ball) is solved once, then copied
+    first = jnp.argmax(idx[:, None] == idx[None, :], axis=1)
+    repeat = (first != jnp.arange(idx.shape[0]))[:, None]
+    screened = ~valid | repeat | clear_of_contact(c, _window(jnp.minimum(own[None], row(own)), horizon))
+    return first_contacts(c, horizon, depth, screened, PAIR_CHUNKS)[first]
 
 
 def _window(first_event, horizon):
@@ -159,16 +162,19 @@ def geometry(balls: BallState, acc, trans_dt, table):
     return dt, kind.astype(jnp.int32), other.astype(jnp.int32), normal
 
 
-def set_row(pair_t, i, row):
-    """``pair_t`` (N, N) with row and column ``i`` set to ``row`` (N,).
+def set_rows(pair_t, i, row_i, j, row_j):
+    """``pair_t`` (N, N) with row and column ``i`` set to ``row_i`` (N,), then row and
+    column ``j`` set to ``row_j`` (N,) (``j`` may equal ``i``).
 
-    Both are written as row updates (the column through a transpose): XLA lowers a row
-    update to a dynamic-update-slice, but a column update under ``vmap`` to an (N, N)
-    elementwise select into which it fuses the root solving that produced ``row``, so each
-    of the N^2 outputs recomputed its root: 16 times the work at N = 16 (measured 160 us
-    instead of 4 us per table and row on CPU)."""
-    pair_t = pair_t.at[i, :].set(row)
-    return pair_t.T.at[i, :].set(row).T
+    One elementwise select over the matrix: under ``vmap`` a column written through a
+    transpose costs two copies of the batch's matrices (the rows come from the compacted
+    solve, already in memory, so the select recomputes no root)."""
+    ids = jnp.arange(pair_t.shape[0])
+    row, col = ids[:, None], ids[None, :]
+    out = jnp.where(col == i, row_i[:, None], pair_t)
+    out = jnp.where(row == i, row_i[None, :], out)
+    out = jnp.where(col == j, row_j[:, None], out)
+    return jnp.where(row == j, row_j[None, :], out)
 
 
 def geometry_of(balls: BallState, acc, trans_dt, idx, now, table, geo: Geo) -> Geo:

@@ -56,23 +56,51 @@ def _roll_out(v, w, radius):
     return v.at[:2].set(v_xy), w.at[:2].set(w_xy)
 
 
-def ball_ball(balls: BallState, i, j, table, throw=True) -> BallState:
-    """Resolve the contact of balls ``i`` and ``j`` (already touching)."""
+def sustained_contact(balls: BallState, i, j):
+    """() bool: balls ``i`` and ``j`` (touching) approach slower than
+    :data:`SUSTAINED_SPEED`, so their contact is a sustained one (rules 2-6 of
+    docs/physics.md, "Clusters, sustained contact and event storms") rather than a
+    collision."""
+    n, _ = _unit(balls.r[j] - balls.r[i])  # from i to j
+    return dot(balls.v[i] - balls.v[j], n) < SUSTAINED_SPEED
+
+
+def collide(balls: BallState, i, j, table, throw=True) -> BallState:
+    """:func:`ball_ball` where the contact is not sustained (:func:`sustained_contact` is
+    False): the collision's impulse alone, on the two balls, the same bytes. No neighbour
+    takes part, so it skips the cluster searches that are most of :func:`ball_ball`'s cost
+    (the event loop runs it on the contacts that are collisions: about three in four on a
+    full rack)."""
+    n, _ = _unit(balls.r[j] - balls.r[i])  # from i to j
+    vi, vj, wi, wj = _impulse(balls.v[i], balls.v[j], balls.w[i], balls.w[j], n, jnp.zeros((), bool), table,
+                                  throw)
+    balls = balls._replace(
+        v=balls.v.at[i].set(vi).at[j].set(vj),
+        w=balls.w.at[i].set(wi).at[j].set(wj),
+    )
+    return _settle_changed(balls, table, _pair_mask(balls, i, j))
+
+
+def _pair_mask(balls: BallState, i, j):
+    ids = jnp.arange(balls.r.shape[0])
+    return (ids == i) | (ids == j)
+
+
+def _settle_changed(balls: BallState, table, changed):
+    """``balls`` with the motion states of the balls marked ``changed`` (N,) set from their
+    new velocities (ball by ball)."""
+    settled = settle(balls, table, HOP_SPEED)
+    return balls._replace(v=jnp.where(changed[:, None], settled.v, balls.v),
+                          state=jnp.where(changed, settled.state, balls.state))
+
+
+def _impulse(vi, vj, wi, wj, n, sustained, table, throw):
+    """Velocities and spins ((3,) each, [m/s], [rad/s]) of balls i and j after the
+    contact's impulse along ``n`` (3,), the unit vector from i to j: restitution
+    ``table.e_ball`` (1 where ``sustained``), and throw friction capped at sticking unless
+    sustained or not ``throw``."""
     m, R = table.mass, table.radius
     inertia = 0.4 * m * R * R
-    n, _ = _unit(balls.r[j] - balls.r[i])  # from i to j
-    vi, vj, wi, wj = balls.v[i], balls.v[j], balls.w[i], balls.w[j]
-    approach = dot(vi - vj, n)
-    sustained = approach < SUSTAINED_SPEED
-    grounded_i = balls.state[i] != AIRBORNE
-    grounded_j = balls.state[j] != AIRBORNE
-    rvi, rwi = _roll_out(vi, wi, R)
-    rvj, rwj = _roll_out(vj, wj, R)
-    vi = jnp.where(sustained & grounded_i, rvi, vi)
-    wi = jnp.where(sustained & grounded_i, rwi, wi)
-    vj = jnp.where(sustained & grounded_j, rvj, vj)
-    wj = jnp.where(sustained & grounded_j, rwj, wj)
-    rolled = (vi, wi, vj, wj)
     approach = dot(vi - vj, n)
     e = jnp.where(sustained, 1.0, table.e_ball)
     jn = jnp.maximum(0.5 * m * (1.0 + e) * approach, 0.0)
@@ -88,8 +116,25 @@ def ball_ball(balls: BallState, i, j, table, throw=True) -> BallState:
     vi = vi + p_i * inv_m
     vj = vj - p_i * inv_m
     dw = jnp.cross(R * n, -jt * s_hat) * (1.0 / inertia)  # same for both balls
-    wi = wi + dw
-    wj = wj + dw
+    return vi, vj, wi + dw, wj + dw
+
+
+def ball_ball(balls: BallState, i, j, table, throw=True) -> BallState:
+    """Resolve the contact of balls ``i`` and ``j`` (already touching)."""
+    R = table.radius
+    n, _ = _unit(balls.r[j] - balls.r[i])  # from i to j
+    vi, vj, wi, wj = balls.v[i], balls.v[j], balls.w[i], balls.w[j]
+    sustained = sustained_contact(balls, i, j)
+    grounded_i = balls.state[i] != AIRBORNE
+    grounded_j = balls.state[j] != AIRBORNE
+    rvi, rwi = _roll_out(vi, wi, R)
+    rvj, rwj = _roll_out(vj, wj, R)
+    vi = jnp.where(sustained & grounded_i, rvi, vi)
+    wi = jnp.where(sustained & grounded_i, rwi, wi)
+    vj = jnp.where(sustained & grounded_j, rvj, vj)
+    wj = jnp.where(sustained & grounded_j, rwj, wj)
+    rolled = (vi, wi, vj, wj)
+    vi, vj, wi, wj = _impulse(vi, vj, wi, wj, n, sustained, table, throw)
     # a ball on the bed and a ball in the air above it in sustained contact (resting.py)
     on_bed = sustained & (grounded_i != grounded_j)
     lower = jnp.where(grounded_i, i, j)
@@ -215,11 +260,8 @@ def ball_ball(balls: BallState, i, j, table, throw=True) -> BallState:
         v=balls.v.at[i].set(vi).at[j].set(vj),
         w=balls.w.at[i].set(wi).at[j].set(wj),
     )
-    # motion states from the new velocities (ball by ball), for the pair and the balls moved
-    settled = settle(balls, table, HOP_SPEED)
-    changed = moved | pushed_nb | (ids == i) | (ids == j)
-    return balls._replace(v=jnp.where(changed[:, None], settled.v, balls.v),
-                          state=jnp.where(changed, settled.state, balls.state))
+    # motion states from the new velocities, for the pair and the balls moved
+    return _settle_changed(balls, table, moved | pushed_nb | _pair_mask(balls, i, j))
 
 
 def _along(v_xy, n_xy):

@@ -30,9 +30,8 @@ def apply_to_active(fn, active, args, out, chunk: int):
     one compute on a copy of element B - 1 and are dropped.
     """
     size = active.shape[0]
-    count = jnp.sum(active, dtype=jnp.int32)
     # the active elements' indices in order, then `size` (past the end: dropped on scatter)
-    order = jnp.nonzero(active, size=size + chunk, fill_value=size)[0]
+    order, count = active_indices(active, size + chunk)
 
     def one_chunk(state):
         k, acc = state
@@ -43,6 +42,55 @@ def apply_to_active(fn, active, args, out, chunk: int):
 
     chunks = (count + chunk - 1) // chunk
     return jax.lax.while_loop(lambda s: s[0] < chunks, one_chunk, (jnp.zeros((), jnp.int32), out))[1]
+
+
+def active_indices(active, length: int):
+    """((length,) int32, () int32): the indices of the True elements of ``active`` (B,)
+    bool in increasing order, then B; and how many there are.
+
+    ``jnp.nonzero(active, size=length, fill_value=B)``, at a fifth of its cost on XLA:CPU:
+    each element's place is its running count (:func:`running_count`), and one scatter puts
+    the indices there (``nonzero`` takes two cumulative sums and a histogram)."""
+    size = active.shape[0]
+    running = running_count(active)
+    # the mask read back from the counts, not used again: XLA would fuse its computation (a
+    # screen over every quartic of the batch) into each use, so it is used once
+    steps = running - jnp.concatenate([jnp.zeros(1, jnp.int32), running[:-1]])
+    place = jnp.where(steps > 0, running - 1, length)
+    order = jnp.full(length, size, jnp.int32).at[place].set(
+        jnp.arange(size, dtype=jnp.int32), mode="drop", unique_indices=True, indices_are_sorted=True)
+    return order, running[-1]
+
+
+_BLOCK = 32
+
+
+def running_count(active):
+    """(B,) int32: the number of True elements of ``active`` (B,) bool up to and including
+    each.
+
+    A cumulative sum by blocks: a block of 32 is summed by one product with a triangle of
+    ones, and the blocks' totals, summed the same way, give their offsets. Counts are exact
+    in float32 below 2^24 elements. XLA:CPU's cumulative sum (a reduce-window) costs five
+    times as much."""
+    size = active.shape[0]
+    if size >= 2**24:
+        return jnp.cumsum(active, dtype=jnp.int32)
+    return _block_prefix(active.astype(jnp.float32)).astype(jnp.int32)
+
+
+def _block_prefix(x):
+    size = x.shape[0]
+    blocks = -(-size // _BLOCK)
+    triangle = (jnp.arange(_BLOCK)[:, None] <= jnp.arange(_BLOCK)[None, :]).astype(jnp.float32)
+    rows = jnp.pad(x, (0, blocks * _BLOCK - size)).reshape(blocks, _BLOCK)
+    # HIGHEST: no reduced-precision (TF32) products on an accelerator
+    within = jnp.matmul(rows, triangle, precision=jax.lax.Precision.HIGHEST)
+    if blocks == 1:
+        return within[0, :size]
+    totals = within[:, -1]
+    offsets = _block_prefix(totals) - totals
+    return (within + offsets[:, None]).reshape(-1)[:size]
 
 
 def broadcast_lanes(axis_size: int, tree, batched):

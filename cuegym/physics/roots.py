@@ -192,6 +192,22 @@ def first_descending_root_quartic(c0, c1, c2, c3, c4, horizon, depth=0.0):
     approach speed of rounding size, so that its collision changes nothing and recurs at
     once. Where f(0) is already below -depth, the level is a hair (depth / 2^20) below it.
     ``depth`` 0: the plain first crossing of zero, bit for bit.
+
+    Two stages, :func:`quartic_bracket` then :func:`quartic_polish`, so a caller solving
+    many quartics can polish only those with a crossing (``screen.first_contacts``).
+    """
+    level_c0, a, b, found, known = quartic_bracket(c0, c1, c2, c3, c4, horizon, depth)
+    return quartic_polish(level_c0, c1, c2, c3, c4, a, b, found, known)
+
+
+def quartic_bracket(c0, c1, c2, c3, c4, horizon, depth=0.0):
+    """The first stage of :func:`first_descending_root_quartic` (same arguments): the piece
+    of the window where f falls through the contact level, and the answer where that is
+    already known.
+
+    Returns (c0 - level where the pair is still in contact (else c0), lo, hi: the piece
+    (0 where none), found: f crosses there, known: the answer where ``found`` is False (0
+    for a pair touching and approaching, else +inf)).
     """
     c = (c0, c1, c2, c3, c4)
     horizon = jnp.where(jnp.isfinite(horizon), horizon, 1e3)
@@ -208,10 +224,18 @@ def first_descending_root_quartic(c0, c1, c2, c3, c4, horizon, depth=0.0):
     lo = jnp.where(in_contact, lo_in, lo)
     hi = jnp.where(in_contact, hi_in, hi)
     found = jnp.where(in_contact, found_in, found)
-    c = (jnp.where(in_contact, c0 - level, c0), c1, c2, c3, c4)
-    # safeguarded Newton inside [lo, hi] (f(lo) > 0 >= f(hi), f monotone between)
-    a = jnp.where(found, lo, 0.0)
-    b = jnp.where(found, hi, 0.0)
+    touching = (c0 <= 0) & (c1 < -APPROACH_EPS)
+    known = jnp.where(touching, 0.0, INF)
+    return (jnp.where(in_contact, c0 - level, c0), jnp.where(found, lo, 0.0), jnp.where(found, hi, 0.0),
+            found & ~touching, known)
+
+
+def quartic_polish(c0, c1, c2, c3, c4, a, b, found, known):
+    """The second stage of :func:`first_descending_root_quartic`: safeguarded Newton inside
+    the piece [``a``, ``b``] where f (``c0`` .. ``c4``, ``c0`` shifted to the level) falls
+    through zero (f(a) > 0 >= f(b), f monotone between), where ``found``; ``known`` where
+    not (:func:`quartic_bracket`'s results)."""
+    c = (c0, c1, c2, c3, c4)
 
     def body(abt):
         a, b, t = abt
@@ -230,8 +254,7 @@ def first_descending_root_quartic(c0, c1, c2, c3, c4, horizon, depth=0.0):
     ft, dft = _poly4(c, t), _dpoly4(c, t)
     back = t - 2.0 * ft / jnp.where(dft == 0, -1.0, dft)
     t_final = jnp.where(ft > 0, t, jnp.clip(back, a, t))
-    touching = (c0 <= 0) & (c1 < -APPROACH_EPS)
-    return jnp.where(touching, 0.0, jnp.where(found, t_final, INF))
+    return jnp.where(found, t_final, known)
 
 
 def _bracket(knots, values, level):

@@ -18,7 +18,7 @@ import jax
 import jax.numpy as jnp
 
 from cuegym.physics.compact import apply_to_active, broadcast_lanes, chunk_size
-from cuegym.physics.roots import INF, first_descending_root_quartic
+from cuegym.physics.roots import INF, quartic_bracket, quartic_polish
 
 # the bound must clear the rounding of f evaluated anywhere in the window (a few ulps of
 # sum |c_k| T^k) by far: a polynomial this close to zero is solved, never screened out
@@ -54,7 +54,9 @@ def first_contacts(c, horizon, depth, screened, fraction: int):
     Only the unscreened elements are solved: gathered (under ``vmap``, from every lane of
     the batch at once) into chunks of 1/``fraction`` of the elements (at least
     :data:`MIN_CHUNK`), one chunk per iteration of a loop that runs as many times as they
-    fill, so the program holds one copy of the solver.
+    fill, so the program holds one copy of the solver. The solve's two stages
+    (``roots.quartic_bracket``, ``roots.quartic_polish``) are gathered apart: only the
+    quartics with a crossing are polished.
     """
     args = jnp.broadcast_arrays(*c, horizon, depth, screened)
     return _contacts(fraction)(*args)
@@ -65,9 +67,15 @@ def _contacts(fraction: int):
     @jax.custom_batching.custom_vmap
     def contacts(c0, c1, c2, c3, c4, horizon, depth, screened):
         flat = tuple(jnp.ravel(x) for x in (c0, c1, c2, c3, c4, horizon, depth))
-        chunk = chunk_size(flat[0].shape[0], fraction, MIN_CHUNK)
-        out = apply_to_active(first_descending_root_quartic, ~jnp.ravel(screened), flat,
-                              jnp.full(flat[0].shape, INF, flat[0].dtype), chunk)
+        size, zero = flat[0].shape[0], jnp.zeros_like(flat[0])
+        # a screened quartic has no crossing and the answer +inf
+        none = (flat[0], zero, zero, jnp.zeros(size, bool), jnp.full(size, INF, zero.dtype))
+        level_c0, a, b, found, known = apply_to_active(
+            quartic_bracket, ~jnp.ravel(screened), flat, none, chunk_size(size, fraction, MIN_CHUNK))
+        # about one solved quartic in four crosses: only those are polished, in chunks half
+        # the size
+        polish = (level_c0, *flat[1:5], a, b, found, known)
+        out = apply_to_active(quartic_polish, found, polish, known, chunk_size(size, 2 * fraction, MIN_CHUNK))
         return out.reshape(c0.shape)
 
     @contacts.def_vmap

@@ -21,7 +21,7 @@ import jax.numpy as jnp
 from cuegym.physics import candidates as C
 from cuegym.physics import events as ev
 from cuegym.physics.balls import AIRBORNE, BallState
-from cuegym.physics.collisions import HOP_SPEED, ball_ball
+from cuegym.physics.collisions import HOP_SPEED, ball_ball, collide, sustained_contact
 from cuegym.physics.compact import broadcast_lanes, where_active
 from cuegym.physics.motion import apply_transition, evolve, linear_acceleration, transition_times
 from cuegym.physics.strike import Shot, strike
@@ -39,10 +39,12 @@ INF = jnp.inf
 # balanced stack (an equilibrium that never ends) or a storm. docs/physics.md ("The ride").
 DEFAULT_MAX_EVENTS = 100_000
 DEFAULT_LOG_CAPACITY = 400
-# under vmap a batch's ball contacts run on 1/8 of its lanes at a time, its cushion, jaw and
-# pocket contacts on 1/16 (compact.where_active): on a full rack about a third of events are
-# ball contacts and a seventh cushion, jaw or pocket contacts
-BALL_EVENT_CHUNKS = 8
+# under vmap a batch's ball collisions run on 1/4 of its lanes at a time, its sustained ball
+# contacts on 1/8, its cushion, jaw and pocket contacts on 1/16 (compact.where_active): on a
+# full rack about a third of events are ball contacts (a quarter of those sustained) and an
+# eighth cushion, jaw or pocket contacts
+COLLISION_EVENT_CHUNKS = 4
+SUSTAINED_EVENT_CHUNKS = 8
 GEOMETRY_EVENT_CHUNKS = 16
 
 
@@ -244,10 +246,15 @@ def _advance(table, s: _Loop, throw: bool, live=True):
     b = evolved = evolve(b, table, dt)
 
     # the costliest branches, so under vmap only the lanes whose event it is run them (a
-    # lane at rest has no event: its candidates are all +inf)
-    moving = _moving(s) & live
-    contact = where_active(lambda b, i, j: ball_ball(b, i, j, table, throw), BALL_EVENT_CHUNKS)
-    after_pair = contact((which == 0) & moving, b, pi, pj)
+    # lane at rest has no event: its candidates are all +inf; a lane on a pushed balls'
+    # turn keeps its balls as they are)
+    turn = jnp.any(s.pushed)
+    moving = _moving(s) & live & ~turn
+    contact = (which == 0) & moving
+    sustained = sustained_contact(b, pi, pj)
+    collision = where_active(lambda b, i, j: collide(b, i, j, table, throw), COLLISION_EVENT_CHUNKS)
+    pressing = where_active(lambda b, i, j: ball_ball(b, i, j, table, throw), SUSTAINED_EVENT_CHUNKS)
+    after_pair = pressing(contact & sustained, collision(contact & ~sustained, b, pi, pj), pi, pj)
     fixed = where_active(lambda b, i, g: C.apply_geometry(b, i, g, table), GEOMETRY_EVENT_CHUNKS)
     after_geo = fixed((which == 1) & moving, b, gi, geo)
     after_trans, trans_kind = apply_transition(b, ti, table, HOP_SPEED)
@@ -266,7 +273,6 @@ def _advance(table, s: _Loop, throw: bool, live=True):
     pushed = (which == 0) & changed & (ids != i) & (ids != j)
     # pushed balls' turn, two at a time (an event re-solves two balls' candidates): nothing
     # moves, their motion is logged and their candidates re-solved
-    turn = jnp.any(s.pushed)
     k = jnp.argmax(s.pushed).astype(jnp.int32)
     rest = s.pushed & (ids != k)
     k2 = jnp.where(jnp.any(rest), jnp.argmax(rest), k).astype(jnp.int32)
@@ -293,7 +299,7 @@ def _resolve(table, s: _Loop, i, j) -> _Loop:
     own = C.own_events(trans_dt, geo, s.t)
     # both rows in one solve: one copy of the quartic solver in the program
     rows = C.pair_rows(b, acc, trans_dt, jnp.stack([i, j]), table, own)
-    pair_t = C.set_row(C.set_row(s.pair_t, i, s.t + rows[0]), j, s.t + rows[1])
+    pair_t = C.set_rows(s.pair_t, i, s.t + rows[0], j, s.t + rows[1])
     return s._replace(pair_t=pair_t, geo=geo)
 
 
