@@ -44,7 +44,8 @@ def op_table(hlo_text: str) -> dict:
 
 def leaf_times(trace_file: str, module: str) -> tuple[collections.Counter, collections.Counter]:
     """({op: µs}, {op: calls}) of the execution of ``module`` that took longest."""
-    events = json.load(gzip.open(trace_file))
+    with gzip.open(trace_file) as f:
+        events = json.load(f)
     events = events["traceEvents"] if isinstance(events, dict) else events
     ours = [e for e in events if e.get("ph") == "X" and e.get("args", {}).get("hlo_module") == module]
     runs = collections.Counter()
@@ -61,6 +62,11 @@ def leaf_times(trace_file: str, module: str) -> tuple[collections.Counter, colle
     return times, calls
 
 
+def _read(path: str) -> str:
+    with open(path) as f:
+        return f.read()
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--table", default="pyramid-12ft")
@@ -74,9 +80,9 @@ def main(argv=None) -> int:
     work = tempfile.mkdtemp(prefix="cuegym_trace_")
     _dump_flags(os.path.join(work, "hlo"))
 
-    import cuegym  # noqa: F401  (its XLA settings before JAX starts)
     import jax
 
+    import cuegym  # noqa: F401  (its XLA settings before JAX starts)
     from cuegym.physics import get_spec, get_table
     from cuegym.physics.refill import simulate_lanes
     from cuegym.tools.bench_report import machine_info, timestamp
@@ -98,7 +104,7 @@ def main(argv=None) -> int:
     # the stage at full width: the module whose ball arrays have the lane count
     lanes_shape = re.compile(rf"f64\[{args.lanes},\d+,3\]")
     modules = sorted(glob.glob(os.path.join(work, "hlo", "*jit__lanes_run.cpu_after_optimizations.txt")))
-    hlo = next(open(f).read() for f in modules if lanes_shape.search(open(f).read()))
+    hlo = next(text for text in map(_read, modules) if lanes_shape.search(text))
     ops = op_table(hlo)
     times, calls = leaf_times(trace_file, "jit__lanes_run")
     total = sum(times.values())
