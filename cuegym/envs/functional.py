@@ -28,6 +28,7 @@ from cuegym.envs import ghost
 from cuegym.envs.registry import DEFAULT_TASK, GAMES, family_games, game
 from cuegym.physics import get_spec, get_table
 from cuegym.physics.balls import at_rest
+from cuegym.physics.compact import where_active
 from cuegym.physics.noise import perturb
 from cuegym.physics.simulate import simulate_one
 from cuegym.physics.strike import SHOT_LIMITS, Shot
@@ -287,11 +288,27 @@ def project_place(spec, phase, xy, on, cue, place):
     gx = jnp.linspace(off, spec.width - off, 64)
     gy = jnp.linspace(0.0, 1.0, 32)
     grid = jnp.stack(jnp.meshgrid(gx, lo_y + gy * (hi_y - lo_y), indexing="ij"), -1).reshape(-1, 2)
-    free = jax.vmap(lambda q: ru.placement_ok(spec, phase, xy, on, cue, q))(grid)
-    d = jnp.sum((grid - place) ** 2, -1)
-    best = grid[jnp.argmin(jnp.where(free, d, jnp.inf))]
-    out = jnp.where(ok, p, best)
+    out = nearest_free(lambda q, phase, xy, on: ru.placement_ok(spec, phase, xy, on, cue, q), ok, p, place, grid,
+                       phase, xy, on)
     return out, jnp.any(out != place)
+
+
+# under vmap the grid is searched for 1/16 of a batch's tables at a time, and only for those
+# whose spot touches a ball (compact.where_active): most placements are legal as given
+PLACEMENT_CHUNKS = 16
+
+
+def nearest_free(is_free, ok, p, place, grid, *args):
+    """(2,) [m]: ``p`` where ``ok`` () bool, else the point of ``grid`` (M, 2) [m] nearest
+    ``place`` (2,) among those where ``is_free(q, *args)`` holds (a ball in hand moved off
+    the balls it touches). The grid is searched only where ``ok`` is False: under ``vmap``,
+    for the tables that need it alone."""
+
+    def search(p, place, grid, *args):
+        free = jax.vmap(lambda q: is_free(q, *args))(grid)
+        return grid[jnp.argmin(jnp.where(free, jnp.sum((grid - place) ** 2, -1), jnp.inf))]
+
+    return where_active(search, PLACEMENT_CHUNKS)(~ok, p, place, grid, *args)
 
 
 def in_hand_region(spec, phase):

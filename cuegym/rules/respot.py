@@ -134,14 +134,37 @@ def slide(c0, sign, fixed, along, pos, active, dist, n_iter):
     exit_half = jnp.sqrt(jnp.maximum((dist + TOUCH) ** 2 - perp * perp, 0.0))
     exit_at = par + sign * exit_half
 
-    def body(_, c):
+    def body(c):
         gap2 = perp * perp + (par - c) ** 2
         blocked = active & (gap2 < dist * dist)
         moved = jnp.where(blocked, exit_at, c)
         # every blocking interval contains c, so the farthest exit clears all of them
         return sign * jnp.max(sign * moved)
 
-    return jax.lax.fori_loop(0, n_iter, body, jnp.asarray(c0, jnp.float64))
+    # a free c is a fixed point of the body, so the loop may stop there: the bytes of
+    # n_iter iterations (a NaN never equals itself and runs them all)
+    def step(carry):
+        k, c, _ = carry
+        new = body(c)
+        return k + 1, new, new != c
+
+    start = (jnp.asarray(0, jnp.int32), jnp.asarray(c0, jnp.float64), jnp.asarray(True))
+    return jax.lax.while_loop(lambda carry: (carry[0] < n_iter) & carry[2], step, start)[1]
+
+
+def _over_placements(do, body, init):
+    """``body(i, carry)`` for i = 0 .. len(do) - 1 in order, starting from ``init``, where
+    ``body`` leaves ``carry`` as it is at every i with ``do[i]`` False: so run only at the
+    i with ``do[i]`` True (most judgements place no ball, and under ``vmap`` a batch then
+    skips the loop)."""
+    steps = jnp.nonzero(do, size=do.shape[0], fill_value=0)[0].astype(jnp.int32)
+    count = jnp.sum(do, dtype=jnp.int32)
+
+    def step(carry):
+        k, inner = carry
+        return k + 1, body(steps[k], inner)
+
+    return jax.lax.while_loop(lambda carry: carry[0] < count, step, (jnp.asarray(0, jnp.int32), init))[1]
 
 
 def _string_step(g: _Geometry, xy, active, dist, started, y_last, sign):
@@ -243,7 +266,7 @@ def long_string_respot(spec: TableSpec, xy, on, place):
         )
 
     init = (xy, on, jnp.zeros_like(place), jnp.asarray(False), jnp.float64(g.spot_y), jnp.float64(1.0))
-    xy, on, *_ = jax.lax.fori_loop(0, xy.shape[0], body, init)
+    xy, on, *_ = _over_placements(place, body, init)
     return xy, on
 
 
@@ -314,7 +337,7 @@ def rear_cushion_respot(spec: TableSpec, xy, on, place, order=None):
         )
 
     init = (xy, on, jnp.zeros_like(place), jnp.asarray(False), jnp.float64(g.spot_y), jnp.float64(1.0))
-    xy, on, *_ = jax.lax.fori_loop(0, seq.shape[0], body, init)
+    xy, on, *_ = _over_placements(valid, body, init)
     return xy, on
 
 

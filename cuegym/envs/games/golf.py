@@ -70,10 +70,8 @@ def project_house(spec, xy, on, place):
     lo, hi = (jnp.asarray(v) for v in gf.in_hand_region(spec))
     p = jnp.clip(place, lo, hi)
     ok = gf.placement_ok(spec, xy, on, p, IN_HAND_HOUSE)
-    grid = house_grid(spec)
-    free = jax.vmap(lambda q: gf.placement_ok(spec, xy, on, q, IN_HAND_HOUSE))(grid)
-    best = grid[jnp.argmin(jnp.where(free, jnp.sum((grid - place) ** 2, -1), jnp.inf))]
-    out = jnp.where(ok, p, best)
+    out = F.nearest_free(lambda q, xy, on: gf.placement_ok(spec, xy, on, q, IN_HAND_HOUSE), ok, p, place,
+                         house_grid(spec), xy, on)
     return out, jnp.any(out != place)
 
 

@@ -55,10 +55,7 @@ def project_d(spec, xy, on, place):
     inner = spec.d_radius * (1 - 1e-9)
     p = c + d * jnp.minimum(1.0, inner / jnp.maximum(rho, 1e-12))
     ok = sn.placement_ok(spec, xy, on, p)
-    grid = d_grid(spec)
-    free = jax.vmap(lambda q: sn.placement_ok(spec, xy, on, q))(grid)
-    best = grid[jnp.argmin(jnp.where(free, jnp.sum((grid - place) ** 2, -1), jnp.inf))]
-    out = jnp.where(ok, p, best)
+    out = F.nearest_free(lambda q, xy, on: sn.placement_ok(spec, xy, on, q), ok, p, place, d_grid(spec), xy, on)
     return out, jnp.any(out != place)
 
 
