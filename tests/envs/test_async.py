@@ -119,3 +119,29 @@ def test_bench_reports_sync_and_async_side_by_side(tmp_path):
     assert 0 < by["async"]["lane_efficiency"] <= 1
     md = bench_async.markdown(result)
     assert f"{by['async']['steps_per_s'] / by['sync']['steps_per_s']:.1f}×" in md
+
+
+def _primitives(jaxpr, seen=None):
+    """Every primitive name in ``jaxpr`` and the programs nested in its equations."""
+    seen = set() if seen is None else seen
+    for eqn in jaxpr.eqns:
+        seen.add(eqn.primitive.name)
+        for value in eqn.params.values():
+            for sub in value if isinstance(value, (list, tuple)) else (value,):
+                inner = getattr(sub, "jaxpr", sub)
+                if hasattr(inner, "eqns"):
+                    _primitives(inner, seen)
+    return seen
+
+
+def test_pool_programs_hold_no_host_callback():
+    """An accelerator runs ``recv`` as one program: no host callback anywhere in it (a
+    callback would stop every iteration of the loop for a round trip to the host)."""
+    func = F.FuncEnv(task="pot-shot")
+    prog = pool_program(func.task, func.table, NUM, BATCH)
+    opts = F.options(func)
+    keys = jax.vmap(jax.random.PRNGKey)(np.arange(NUM) + SEED)
+    pool = prog.reset(keys, jax.numpy.zeros(NUM, jax.numpy.int32), opts)
+    names = _primitives(jax.make_jaxpr(prog.recv)(pool, opts).jaxpr)
+    assert {"while", "custom_vmap_call"} <= names, "the walk reaches the loop and the gathered solves"
+    assert not [n for n in names if "callback" in n], sorted(names)
