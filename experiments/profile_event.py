@@ -23,6 +23,7 @@ import jax
 import jax.numpy as jnp
 
 import cuegym.physics.simulate  # noqa: F401  (the module, not the function the package exports)
+from cuegym._io import write_atomic
 from cuegym.physics import candidates as Cd
 from cuegym.physics import events as ev
 from cuegym.physics import get_spec, get_table, roots
@@ -120,8 +121,7 @@ def main(argv=None) -> int:
     for name, us in rows.items():
         print(f"  {name:44s} {us:7.2f}")
     if args.out:
-        with open(args.out, "w") as f:
-            json.dump(out, f, indent=2)
+        write_atomic(args.out, json.dumps(out, indent=2))
     return 0
 
 

@@ -83,6 +83,7 @@ def main(argv=None) -> int:
     import jax
 
     import cuegym  # noqa: F401  (its XLA settings before JAX starts)
+    from cuegym._io import write_atomic
     from cuegym.physics import get_spec, get_table
     from cuegym.physics.refill import simulate_lanes
     from cuegym.tools.bench_report import machine_info, timestamp
@@ -127,8 +128,7 @@ def main(argv=None) -> int:
     for row in shapes[:15]:
         print(f"  {row['ms']:8.1f} ms {100 * row['share']:5.1f} %  {row['shape']}")
     if args.out:
-        with open(args.out, "w") as f:
-            json.dump(out, f, indent=2)
+        write_atomic(args.out, json.dumps(out, indent=2))
     return 0
 
 
