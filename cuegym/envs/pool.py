@@ -24,6 +24,7 @@ from cuegym.envs.record import record
 from cuegym.envs.tables import MAX_OPPONENT_CALLS
 from cuegym.physics import lanes
 from cuegym.physics.balls import at_rest
+from cuegym.physics.compact import active_indices
 from cuegym.physics.vec import pick_lanes
 
 # a table's status
@@ -312,7 +313,7 @@ def pool_program(task: str, table: str, num: int, batch: int) -> PoolProgram:
         def settle_some(p: Pool) -> Pool:
             t = p.tables
             landed = t.status == LANDED
-            idx = jnp.nonzero(landed, size=group, fill_value=num)[0]  # ids >= num: padding, dropped
+            idx, _ = active_indices(landed, group)  # ids >= num: padding, dropped
             part = settle(_gather(t, jnp.minimum(idx, num - 1)), opts)
             part = part._replace(stamp=jnp.where(part.status == READY, p.clock, part.stamp))
             return p._replace(tables=_scatter(t, idx, part))

@@ -21,7 +21,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from cuegym.physics.tables import TableSpec, compile_table  # first: sets float64 and XLA flags
+from cuegym.physics.compact import active_indices  # (the physics package first: float64, XLA flags)
+from cuegym.physics.tables import TableSpec, compile_table
 
 __all__ = [
     "GAP",
@@ -157,8 +158,7 @@ def _over_placements(do, body, init):
     ``body`` leaves ``carry`` as it is at every i with ``do[i]`` False: so run only at the
     i with ``do[i]`` True (most judgements place no ball, and under ``vmap`` a batch then
     skips the loop)."""
-    steps = jnp.nonzero(do, size=do.shape[0], fill_value=0)[0].astype(jnp.int32)
-    count = jnp.sum(do, dtype=jnp.int32)
+    steps, count = active_indices(do, do.shape[0])
 
     def step(carry):
         k, inner = carry
