@@ -36,13 +36,16 @@ def make_env(spec: dict):
 
 
 def run(spec: dict, cfg: ppo.Config, *, minutes: float, seed: int, out: pathlib.Path, max_steps: int | None = None,
-        eval_episodes: int = 1000, log=print, measure_env_speed: bool = True) -> dict:
+        eval_episodes: int = 1000, log=print, measure_env_speed: bool = True, report=None) -> dict:
     """Train for ``minutes`` (or ``max_steps`` env steps, whichever ends first), then
     evaluate the greedy policy and the ghost (the menu's last candidate) on the same
     ``eval_episodes`` seeded episodes; write ``out``/result.json, the checkpoint, its config
     and learning_curve.png (with matplotlib). Returns the result dict. With
     ``measure_env_speed`` False, ``env_steps_per_s`` is None: :func:`env_speed` compiles a
-    program of its own (random actions), the dearest part of a short run."""
+    program of its own (random actions), the dearest part of a short run. ``report`` (or
+    None) is called with each iteration's row of the learning curve (``steps`` and the
+    metrics of :func:`cuegym.learn.ppo.iteration`), as a scheduler that stops runs early
+    (Ray Tune's ASHA, ``experiments/sweep.py``) reads them."""
     out.mkdir(parents=True, exist_ok=True)
     env, params = make_env(spec)
     key = jax.random.PRNGKey(seed)
@@ -63,6 +66,8 @@ def run(spec: dict, cfg: ppo.Config, *, minutes: float, seed: int, out: pathlib.
         row = {k: float(v) for k, v in m.items()}
         row["steps"] = int(ts.steps)
         curve.append(row)
+        if report is not None:
+            report(row)
         if len(curve) % max(1, 20000 // per) == 0:
             log(f"steps {row['steps']:>8}  success {row['success']:.3f}  reward {row['reward']:+.3f}  "
                 f"entropy {row['entropy']:.2f}  {time.perf_counter() - t_train:.0f} s")
