@@ -141,6 +141,11 @@ class MenuVectorActions(gym.vector.VectorWrapper):
         self.single_observation_space = _spaces(env.single_observation_space)
         self.observation_space = gym.vector.utils.batch_space(self.single_observation_space, env.num_envs)
 
+    @property
+    def devices(self) -> tuple:
+        """The devices holding the tables (the vector env's)."""
+        return self.env.devices
+
     def reset(self, **kwargs):
         obs, info = self.env.reset(**kwargs)
         self._menus.refresh()

@@ -325,7 +325,7 @@ def smooth(env: F.FuncEnv, cands: dict, value, success, level):
 @functools.lru_cache(maxsize=None)
 def _programs(env: F.FuncEnv, budget: Budget):
     """The jitted pieces of one (task, table, C, S): proposals, lane preparation, scoring;
-    the step itself is the env's program (:func:`cuegym.envs.functional.batched`)."""
+    the step itself is the env's one-device program (:func:`cuegym.envs.functional.program`)."""
     c, s = budget.candidates, budget.samples
     b = c * s
 
@@ -436,7 +436,7 @@ class SearchAgent(Agent):
         half-width [rad] of the refining rounds' grids around the elites."""
         prepare, pick = _sweep_programs(self.env, self.budget)
         args, group, has, ghost = prepare(state, key)
-        nxt, _, _ = F.batched(self.env).step(*args, self._opts(self.env)._replace(noise=jnp.asarray(0.0, jnp.float64)))
+        nxt, _, _ = F.program(self.env.task, self.env.table).step(*args, self._opts(self.env)._replace(noise=jnp.asarray(0.0, jnp.float64)))
         level = jnp.asarray(self.noise, jnp.float64)
         cands = pick(state, args[1], group, has, ghost, nxt, jnp.asarray(self.position_weight, jnp.float64), level)
         return cands, float(AIM.centre_grid(self.noise))
@@ -446,7 +446,7 @@ class SearchAgent(Agent):
         elites); returns (best action, value, success, rounds)."""
         budget = self.budget
         _, _, _, lanes, score = _programs(env, budget)
-        step = F.batched(env).step
+        step = F.program(env.task, env.table).step
         opts = self._opts(env)
         weight = jnp.asarray(self.position_weight, jnp.float64)
         level = jnp.asarray(self.noise, jnp.float64)
@@ -523,7 +523,7 @@ class SearchAgent(Agent):
         width = NARROW["phi"]
         if budget.sweep:
             cands, width = self._sweep(state, k_prop)
-        step = F.batched(self.env).step
+        step = F.program(self.env.task, self.env.table).step
         opts = self._opts(self.env)
         weight = jnp.asarray(self.position_weight, jnp.float64)
         level = jnp.asarray(self.noise, jnp.float64)
@@ -555,7 +555,7 @@ class SearchAgent(Agent):
         level = jnp.asarray(self.noise if noise is None else noise, jnp.float64)
         opts = self._opts(self.env)._replace(noise=level)
         actions = {k: jnp.asarray(actions[k]) for k in FIELDS}
-        nxt, _, _ = F.batched(self.env).step(*lanes(state, actions, key), opts)
+        nxt, _, _ = F.program(self.env.task, self.env.table).step(*lanes(state, actions, key), opts)
         weight = jnp.asarray(self.position_weight, jnp.float64)
         value, success, _ = score(state, actions, nxt, weight, level, budget.elites)
         return {"value": np.asarray(value), "success": np.asarray(success),

@@ -15,9 +15,10 @@ import numpy as np
 
 from cuegym import compile_log
 from cuegym.envs import functional as F
-from cuegym.envs.command import ACTION_WIDTH, pack_action
+from cuegym.envs.command import pack_action
+from cuegym.envs.devices import padded, placement, resolve
 from cuegym.envs.env_spaces import action_space, observation_space
-from cuegym.envs.pool import pool_program
+from cuegym.envs.pool import pool_program, spread_pool_program
 from cuegym.envs.record import field, numpy_obs, record_layout
 from cuegym.envs.registry import game
 from cuegym.envs.tables import cold_compile_s
@@ -25,19 +26,19 @@ from cuegym.physics import get_table
 
 
 def make_async(env_id: str, num_envs: int, batch_size: int | None = None, seed: int | None = None,
-               opponent: str | None = None, **options) -> AsyncCueEnv:
+               opponent: str | None = None, devices=None, **options) -> AsyncCueEnv:
     """An :class:`AsyncCueEnv` of ``num_envs`` tables of the game ``env_id`` (a Gymnasium
     id such as ``"cuegym/RussianPyramid-v0"``, or a task name), handing out ``batch_size``
     at a time (None: ``num_envs``, every table each step, as EnvPool's sync mode). The
     options are the game's (``noise``, ``max_shots``, ``table``, ...); ``opponent`` None,
-    ``"random"`` or ``"ghost"``."""
+    ``"random"`` or ``"ghost"``; ``devices`` as :class:`AsyncCueEnv`'s."""
     try:
         task = game(env_id).name
     except (KeyError, ValueError):
         task = None
     if task is None:
         raise ValueError(f"env_id: unknown {env_id!r}; a cuegym id such as 'cuegym/RussianPyramid-v0'")
-    return AsyncCueEnv(task, num_envs, batch_size, seed, opponent, **options)
+    return AsyncCueEnv(task, num_envs, batch_size, seed, opponent, devices=devices, **options)
 
 
 def _count(name: str, value, low: int, high: int | None = None) -> int:
@@ -57,12 +58,23 @@ class AsyncCueEnv:
     (batch_size, ...) arrays in ``single_observation_space``'s dtypes, ``reward`` (B,)
     float64 (the agent's, player 0, with an opponent; without one, the player who acted),
     ``info`` (B,) arrays ``env_id``, ``to_play``, ``acted``, ``foul``, ``clipped``,
-    ``projected``, ``opponent_strokes`` and ``potted`` (B, N) bool."""
+    ``projected``, ``opponent_strokes`` and ``potted`` (B, N) bool.
+
+    ``devices`` (:func:`cuegym.envs.devices.resolve`; None: all local devices) each run a
+    pool of their own block of ``num_envs / D`` tables and hand out ``batch_size / D`` of
+    them at each ``recv`` (D must divide both): the first tables ready on each device,
+    device by device. Each table's bytes are those of one device."""
 
     def __init__(self, task: str, num_envs: int, batch_size: int | None = None, seed: int | None = None,
-                 opponent: str | None = None, **options):
+                 opponent: str | None = None, devices=None, **options):
         self.num_envs = _count("num_envs", num_envs, 1)
         self.batch_size = self.num_envs if batch_size is None else _count("batch_size", batch_size, 1, self.num_envs)
+        self.devices = resolve(devices)
+        d = len(self.devices)
+        for name, value in (("num_envs", self.num_envs), ("batch_size", self.batch_size)):
+            if value % d:
+                raise ValueError(f"{name}: a multiple of the {d} devices (each runs a pool of its own), got {value}; "
+                                 f"pass devices= with fewer, or {name}={padded(value, d)}")
         if callable(opponent) or opponent not in F.OPPONENT_CODES:
             raise ValueError(f"opponent: None, \"random\" or \"ghost\" (the pool plays them inside its compiled loop; "
                              f"a callable opponent needs gymnasium.make_vec), got {opponent!r}")
@@ -74,8 +86,13 @@ class AsyncCueEnv:
         self.single_action_space = action_space(self.func)
         self.observation_space = gym.vector.utils.batch_space(self.single_observation_space, self.batch_size)
         self.action_space = gym.vector.utils.batch_space(self.single_action_space, self.batch_size)
-        self.program = pool_program(self.func.task, self.func.table, self.num_envs, self.batch_size)
-        self.opts = jax.device_put(F.options(self.func))
+        if d == 1:
+            self.program = pool_program(self.func.task, self.func.table, self.num_envs, self.batch_size)
+        else:
+            self.program = spread_pool_program(self.func.task, self.func.table, self.num_envs, self.batch_size,
+                                               self.devices)
+        where = placement(self.devices, lanes=False) if devices is not None or d > 1 else None
+        self.opts = jax.device_put(F.options(self.func), where)
         self.lay = record_layout(self.func.n_balls, self.func.players)
         self.pool = None
         self.waiting = np.zeros(self.num_envs, bool)  # handed out by recv, no action sent since
@@ -125,14 +142,19 @@ class AsyncCueEnv:
             if rows != len(ids):
                 raise ValueError(f"action.{key}: {rows} rows for {len(ids)} env_id; one row per table")
         command = pack_action(action, len(ids), self.func.n_balls)
-        b = self.batch_size
-        for at in range(0, len(ids), b):  # the compiled send takes batch_size rows, padded with id num_envs
-            part = ids[at:at + b]
-            cols = np.zeros((b, ACTION_WIDTH))
-            cols[:len(part)] = command[at:at + b]
-            padded = np.full(b, self.num_envs, np.int32)
-            padded[:len(part)] = part
-            self.pool = self._call("send", self.pool, cols, padded)
+        d = len(self.devices)
+        n, b = self.num_envs // d, self.batch_size // d
+        block = ids // n
+        mine = [np.flatnonzero(block == k) for k in range(d)]  # device k's rows of this send, in order
+        calls = max(-(-len(m) // b) for m in mine)
+        for c in range(calls):  # each compiled send takes b rows a device, padded with index n
+            cols = np.zeros((d * b, command.shape[1]))
+            local = np.full(d * b, n, np.int32)
+            for k, m in enumerate(mine):
+                part = m[c * b:(c + 1) * b]
+                cols[k * b:k * b + len(part)] = command[part]
+                local[k * b:k * b + len(part)] = ids[part] - k * n
+            self.pool = self._call("send", self.pool, cols, local)
         self.waiting[ids] = False
 
     def _ids(self, env_id) -> np.ndarray:
@@ -160,9 +182,12 @@ class AsyncCueEnv:
         whose decisions have been judged (``info["env_id"]`` says which)."""
         if self.pool is None:
             raise RuntimeError("call async_reset() or reset() before recv()")
-        if self.running < self.batch_size:
-            raise RuntimeError(f"recv: {self.running} tables are running, fewer than batch_size {self.batch_size}; "
-                               "send() actions to the tables recv() returned first")
+        d = len(self.devices)
+        running = (~self.waiting).reshape(d, -1).sum(1)
+        if np.any(running < self.batch_size // d):
+            where = "" if d == 1 else f" on device {int(np.argmin(running))} (each hands out batch_size / {d})"
+            raise RuntimeError(f"recv: {int(running.min())} tables are running{where}, fewer than "
+                               f"{self.batch_size // d}; send() actions to the tables recv() returned first")
         self.pool, out = self._call("recv", self.pool, self.opts)
         out = jax.device_get(out._replace(obs=None))  # the host reads the record
         ids = np.asarray(out.env_id, np.int64)

@@ -25,6 +25,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from cuegym.envs import ghost
+from cuegym.envs.devices import over_tables, resolve
 from cuegym.envs.registry import DEFAULT_TASK, GAMES, family_games, game
 from cuegym.physics import get_spec, get_table
 from cuegym.physics.balls import at_rest
@@ -529,7 +530,7 @@ class Program(NamedTuple):
     step: object
 
 
-def batched(env: FuncEnv) -> Program:
+def batched(env: FuncEnv, devices=None) -> Program:
     """Jitted functions over a leading batch axis B, one program per (task, table):
 
     * ``reset(keys (B, 2) uint32, opts) -> (state, obs, keys)``: new episodes; the keys
@@ -540,8 +541,20 @@ def batched(env: FuncEnv) -> Program:
       and key bit for bit; ``opponent`` (:data:`OPPONENT_CODES`) replaces a lane's action by
       a built-in policy's. Each lane's key advances only when it is stepped or reset, so a
       lane's stream does not depend on the others.
+
+    ``devices`` (:func:`cuegym.envs.devices.resolve`: a list of ``jax.Device`` or indices;
+    None, all local devices) share the lanes, each device a contiguous block of B / D
+    running the one-device :func:`program` (a B that D does not divide is padded, the
+    padding's results dropped). The bytes are those of one device. Arrays sharded on
+    the lane axis over the same devices (``jax.sharding.NamedSharding`` of
+    :func:`cuegym.envs.devices.table_mesh`) stay where they are between calls.
     """
-    return program(env.task, env.table)
+    found = resolve(devices)
+    one = program(env.task, env.table)
+    if len(found) == 1:
+        return one
+    return Program(over_tables(one.reset, found, (True, False)),
+                   over_tables(one.step, found, (True,) * 6 + (False,)))
 
 
 @functools.lru_cache(maxsize=None)

@@ -66,6 +66,11 @@ class CueEnv(gym.Env):
         self._viewer = None
         self._picture = (None, None)  # (state drawn, image): render() twice draws once
 
+    @property
+    def devices(self) -> tuple:
+        """The one device the table runs on (the first local device)."""
+        return self.tables.devices
+
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
         t = self.tables
@@ -143,7 +148,7 @@ class CueVectorEnv(gym.vector.VectorEnv):
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
 
     def __init__(self, task: str = DEFAULT_TASK, num_envs: int = 1, render_mode: str | None = None, opponent=None,
-                 **options):
+                 devices=None, **options):
         if render_mode is not None:
             raise ValueError(f"render_mode: the vector env does not render (None), got {render_mode!r}; "
                              "render a single env made with gymnasium.make")
@@ -157,7 +162,13 @@ class CueVectorEnv(gym.vector.VectorEnv):
         self.action_space = gym.vector.utils.batch_space(self.single_action_space, num_envs)
         self.observation_space = gym.vector.utils.batch_space(self.single_observation_space, num_envs)
         self.render_mode = render_mode
-        self.tables = HostTables(self.func, num_envs, opponent, single=False)
+        self.tables = HostTables(self.func, num_envs, opponent, single=False, devices=devices)
+
+    @property
+    def devices(self) -> tuple:
+        """The devices holding the tables, each a block of ``num_envs / len(devices)``
+        (``devices=`` at construction; default all local devices; docs/scale.md)."""
+        return self.tables.devices
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)

@@ -20,6 +20,7 @@ import numpy as np
 from cuegym._exported import exported_jit
 from cuegym.envs import functional as F
 from cuegym.envs.command import ACTIVE, DONE, INT_FIELDS, OPPONENT, action_fields
+from cuegym.envs.devices import over_tables
 from cuegym.envs.packing import Packing
 from cuegym.envs.record import record, record_layout
 from cuegym.envs.registry import BUILTIN, game
@@ -34,6 +35,7 @@ class FlatProgram(NamedTuple):
     packing: Packing  # one table's (state, key)
     options: Packing  # the options (:class:`cuegym.envs.functional.Options`)
     record_width: int  # K: the record's columns, the packed tables' first
+    traced: tuple  # (reset, step) as Python functions, for programs built around them (spread_program)
 
 
 @functools.lru_cache(maxsize=None)
@@ -51,7 +53,7 @@ def flat_program(task: str, table: str) -> FlatProgram:
     game added with :func:`cuegym.envs.registry.register` is traced in every process, its
     code being outside what the key covers."""
     func = F.FuncEnv(task=task, table=table)
-    inner = F.batched(func)
+    inner = F.program(task, table)  # one device's: spread_program spreads it
     opts = F.options(func)
     key = jax.eval_shape(lambda: jax.random.PRNGKey(0))
     state = jax.eval_shape(inner.reset, jax.ShapeDtypeStruct((1,) + key.shape, key.dtype), opts)[0]
@@ -75,13 +77,28 @@ def flat_program(task: str, table: str) -> FlatProgram:
                                       options.unpack(opts))
         return rows_of(state, obs, keys)
 
+    traced = (reset, step)
     if task in BUILTIN:
         static = (repr(game(task)), repr(TABLE_SPECS[table]))
         reset = exported_jit(reset, f"reset-{task}-{table}", static)
         step = exported_jit(step, f"step-{task}-{table}", static)
     else:
         reset, step = jax.jit(reset), jax.jit(step)
-    return FlatProgram(reset, step, packing, options, k)
+    return FlatProgram(reset, step, packing, options, k, traced)
+
+
+@functools.lru_cache(maxsize=None)
+def spread_program(task: str, table: str, devices: tuple, num: int) -> FlatProgram:
+    """:func:`flat_program`'s calls on ``num`` tables spread over ``devices`` (a tuple of
+    ``jax.Device``, :func:`cuegym.envs.devices.resolve`): each device steps its block of
+    rows (:func:`cuegym.envs.devices.over_tables`). With one device, :func:`flat_program`
+    itself."""
+    flat = flat_program(task, table)
+    if len(devices) == 1:
+        return flat
+    reset, step = flat.traced
+    return flat._replace(reset=over_tables(reset, devices, (True, False), num),
+                         step=over_tables(step, devices, (True, True, False), num))
 
 
 @functools.lru_cache(maxsize=None)

@@ -20,6 +20,7 @@ import jax.numpy as jnp
 
 from cuegym.envs import functional as F
 from cuegym.envs.command import action_fields
+from cuegym.envs.devices import TABLE_AXIS, over_tables
 from cuegym.envs.record import record
 from cuegym.envs.tables import MAX_OPPONENT_CALLS
 from cuegym.physics import lanes
@@ -352,3 +353,39 @@ def pool_program(task: str, table: str, num: int, batch: int) -> PoolProgram:
         return pool._replace(tables=_scatter(t, idx, part)), out
 
     return PoolProgram(reset, send, recv)
+
+
+@functools.lru_cache(maxsize=None)
+def spread_pool_program(task: str, table: str, num: int, batch: int, devices: tuple) -> PoolProgram:
+    """:func:`pool_program` over ``devices`` (a tuple of ``jax.Device``, D of them, D
+    dividing ``num`` and ``batch``): each device runs a pool of its own block of
+    ``num / D`` tables and hands out ``batch / D`` of them at each ``recv``, so no device
+    waits for another's strokes. The arguments and results are :func:`pool_program`'s
+    with the table axis spread (tables ``d * num / D`` onwards on device d), the pool's
+    ``clock`` and ``busy`` one per device (D,), and ``send``'s rows D blocks of
+    ``batch / D``, block d holding device d's tables by their index within the block
+    (``num / D`` or more: padding). ``recv``'s ``env_id`` are the global indices."""
+    d = len(devices)
+    n = num // d
+    local = pool_program(task, table, n, batch // d)
+
+    def per_device(pool: Pool) -> Pool:
+        return pool._replace(clock=pool.clock[None], busy=pool.busy[None])
+
+    def one(pool: Pool) -> Pool:
+        return pool._replace(clock=pool.clock[0], busy=pool.busy[0])
+
+    def reset(keys, code, opts):
+        return per_device(local.reset(keys, code, opts))
+
+    def send(pool, command, env_id):
+        return per_device(local.send(one(pool), command, env_id))
+
+    def recv(pool, opts):
+        pool, out = local.recv(one(pool), opts)
+        first = jax.lax.axis_index(TABLE_AXIS).astype(jnp.int32) * n
+        return per_device(pool), out._replace(env_id=out.env_id + first)
+
+    return PoolProgram(over_tables(reset, devices, (True, True, False)),
+                       over_tables(send, devices, (True, True, True)),
+                       over_tables(recv, devices, (True, False)))

@@ -16,8 +16,9 @@ import numpy as np
 from cuegym import compile_log
 from cuegym.envs import functional as F
 from cuegym.envs.command import ACTIVE, COMMAND_WIDTH, DONE, OPPONENT, pack_action
+from cuegym.envs.devices import placement, resolve
 from cuegym.envs.env_spaces import observation_space
-from cuegym.envs.host_program import flat_program, host_program
+from cuegym.envs.host_program import host_program, spread_program
 from cuegym.envs.record import field, numpy_obs, record_layout
 from cuegym.rules.catalogue import ID as CLAUSE_ID
 
@@ -44,18 +45,26 @@ class HostTables:
     it as it is; the single env reads a bytes copy of its one row instead
     (:func:`cuegym.envs.record.host_row`). ``state`` and ``keys`` read (and assign) the
     packed state as trees, for the rare reader (rendering, replays, tests): the step loop
-    never unpacks it."""
+    never unpacks it.
 
-    def __init__(self, func: F.FuncEnv, num: int, opponent, single: bool):
+    ``devices`` (:func:`cuegym.envs.devices.resolve`; None: all local devices, the first
+    for a single env) hold the rows, each device a block of tables. With the default on a
+    machine of one device, the rows go where JAX puts them by default."""
+
+    def __init__(self, func: F.FuncEnv, num: int, opponent, single: bool, devices=None):
         self.func = func
         self.num = num
         self.single = single
         self.opponent = opponent
         self.code = _opponent_code(opponent)
-        self.flat = flat_program(func.task, func.table)
+        self.devices = resolve(devices)[:1] if single and devices is None else resolve(devices)
+        if single and len(self.devices) != 1:
+            raise ValueError(f"devices: a single env runs on one device, got {len(self.devices)}")
+        self._place = self._placements(devices is not None)
+        self.flat = spread_program(func.task, func.table, self.devices, num)
         self.program = host_program(func.task, func.table)  # the same calls on trees (tests load positions)
         self.opts = jax.device_put(F.options(func))  # as a tree, for self.program
-        self.flat_opts = jax.device_put(self.flat.options.pack(F.options(func)))  # on the device once
+        self.flat_opts = self._put(self.flat.options.pack(F.options(func)), lanes=False)  # on the device once
         self.obs_space = observation_space(func)
         self.rows = None  # on the device; the state zeros until ``dealt``
         self.dealt = False  # a reset has run (or a state was assigned)
@@ -72,6 +81,18 @@ class HostTables:
         self.lay = record_layout(func.n_balls, func.players)
         self.pending = np.zeros((num, func.players))  # opponents' opening rewards, paid on the frame's first step
         self._first = {"reset": True, "step": True}  # the first call of each compiles (or loads) its program
+
+    def _placements(self, explicit: bool):
+        """{lanes: where an argument goes} (None: JAX's default device, uncommitted). With a
+        number of tables that the devices do not divide, the rows are copied to each (the
+        program pads its blocks, :func:`cuegym.envs.devices.over_tables`)."""
+        d = self.devices
+        if len(d) == 1:
+            return {True: d[0], False: d[0]} if explicit else None
+        return {True: placement(d, self.num % len(d) == 0), False: placement(d, False)}
+
+    def _put(self, x, lanes: bool = True):
+        return jax.device_put(x) if self._place is None else jax.device_put(x, self._place[lanes])
 
     # the packed state as trees (host copies; assigning packs them for the next call)
 
@@ -157,7 +178,7 @@ class HostTables:
         """New rows holding ``state`` and ``keys`` (the record columns kept)."""
         k = self.flat.record_width
         record = np.zeros((self.num, k), np.int32) if self.rows is None else np.asarray(self.rows)[:, :k]
-        self.rows = jax.device_put(np.concatenate([record, self.flat.packing.pack((state, keys))], 1))
+        self.rows = self._put(np.concatenate([record, self.flat.packing.pack((state, keys))], 1))
 
     # the compiled calls
 
