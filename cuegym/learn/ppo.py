@@ -114,12 +114,41 @@ def optimiser(cfg: Config):
     return optax.chain(optax.clip_by_global_norm(cfg.max_grad_norm), optax.adam(cfg.lr, eps=1e-5))
 
 
-def init(env, env_params, cfg: Config, key) -> TrainState:
-    """A new learner and ``cfg.num_envs`` fresh tables, from ``key``."""
+def init(env, env_params, cfg: Config, key, axis: str | None = None, shards: int = 1) -> TrainState:
+    """A new learner and ``cfg.num_envs`` fresh tables, from ``key``. Inside
+    ``jax.shard_map`` over ``shards`` devices on the mesh axis ``axis``, this device's
+    block of the tables (the same tables as one device deals) and the same learner on each."""
     k_net, k_env, key = jax.random.split(key, 3)
-    obs, state = jax.vmap(env.reset, in_axes=(0, None))(jax.random.split(k_env, cfg.num_envs), env_params)
+    first, local = _block(cfg.num_envs, axis, shards)
+    keys = _rows(jax.random.split(k_env, cfg.num_envs), first, local, shards)
+    obs, state = jax.vmap(env.reset, in_axes=(0, None))(keys, env_params)
     params = network(env.action, cfg.hidden).init(k_net, obs[:1])
     return TrainState(params, optimiser(cfg).init(params), state, obs, key, jnp.asarray(0, jnp.int32))
+
+
+def _block(total: int, axis: str | None, shards: int):
+    """(first, count): this device's block of ``total`` rows on the mesh axis ``axis``."""
+    local = total // shards
+    return (0 if shards == 1 else jax.lax.axis_index(axis) * local), local
+
+
+def _rows(x, first, count: int, shards: int):
+    """Rows ``first`` .. ``first + count`` of ``x``'s leading axis (all of it on one device)."""
+    return x if shards == 1 else jax.lax.dynamic_slice_in_dim(x, first, count, 0)
+
+
+def _sample(env, out, key, first, total: int, shards: int):
+    """Actions for this device's rows of the policy's output ``out``, drawn as one device
+    draws them for all ``total`` tables with ``key``: the rows of the others are padded
+    with zeros, so each table's noise is its row of the same draw."""
+    if shards == 1:
+        return distribution(env, out).sample(seed=key)
+    local = out[0].shape[0]
+    spread = lambda x: jax.lax.dynamic_update_slice_in_dim(jnp.zeros((total,) + x.shape[1:], x.dtype), x, first, 0)  # noqa: E731
+    batched = (True, env.action == "residual") if env.action != "shot" else (True, False)
+    wide = tuple(spread(x) if b else x for x, b in zip(out, batched)) + out[len(batched):]
+    action = distribution(env, wide).sample(seed=key)
+    return jax.tree_util.tree_map(lambda a: _rows(a, first, local, shards), action)
 
 
 class Batch(NamedTuple):
@@ -132,21 +161,31 @@ class Batch(NamedTuple):
     success: jnp.ndarray
 
 
-def iteration(env, env_params, cfg: Config, ts: TrainState):
+def iteration(env, env_params, cfg: Config, ts: TrainState, axis: str | None = None, shards: int = 1):
     """(traceable) One PPO iteration: ``cfg.num_steps`` decisions on every table, then the
     update. Returns (state, metrics: mean reward, success rate of the episodes that ended,
-    episodes ended, the losses)."""
+    episodes ended, the losses).
+
+    Data-parallel inside ``jax.shard_map`` over ``shards`` devices on the mesh axis
+    ``axis`` (``ts``'s tables and observations this device's block, the rest the same on
+    each): each device plays its tables with their rows of one device's random draws, the
+    rollout is gathered (``all_gather``), each device takes its share of every minibatch
+    and the gradients are averaged (``pmean``). Equal shares make the mean of the shares'
+    gradients the minibatch's, so the update is one device's up to float rounding
+    (docs/scale.md gives the communication)."""
     net = network(env.action, cfg.hidden)
     step = jax.vmap(env.step, in_axes=(0, 0, 0, None))
+    first, local = _block(cfg.num_envs, axis, shards)
+    gather = (lambda x: x) if shards == 1 else (lambda x: jax.lax.all_gather(x, axis, axis=1, tiled=True))
 
     def act(carry, _):
         params, state, obs, key = carry
         key, k_pick, k_env = jax.random.split(key, 3)
         out = net.apply(params, obs)
-        dist = distribution(env, out)
-        action = dist.sample(seed=k_pick)
-        logp = dist.log_prob(action)
-        nobs, state, reward, done, info = step(jax.random.split(k_env, cfg.num_envs), state, action, env_params)
+        action = _sample(env, out, k_pick, first, cfg.num_envs, shards)
+        logp = distribution(env, out).log_prob(action)
+        keys = _rows(jax.random.split(k_env, cfg.num_envs), first, local, shards)
+        nobs, state, reward, done, info = step(keys, state, action, env_params)
         return (params, state, nobs, key), Batch(obs, action, logp, out[-1], reward, done, info["success"])
 
     (_, state, obs, key), batch = jax.lax.scan(act, (ts.params, ts.env_state, ts.obs, ts.key), None,
@@ -161,16 +200,17 @@ def iteration(env, env_params, cfg: Config, ts: TrainState):
         return (adv, t.value), adv
 
     _, advantages = jax.lax.scan(gae, (jnp.zeros_like(last_value), last_value), batch, reverse=True)
+    batch, advantages = jax.tree_util.tree_map(gather, (batch, advantages))
     returns = advantages + batch.value
     flat = lambda x: x.reshape((-1,) + x.shape[2:])  # noqa: E731
     data = jax.tree.map(flat, (batch.obs, batch.action, batch.logp, advantages, returns))
 
-    def loss_fn(params, obs, action, logp_old, adv, ret):
+    def loss_fn(params, obs, action, logp_old, adv, ret, adv_mean, adv_std):
         out = net.apply(params, obs)
         dist = distribution(env, out)
         logp = dist.log_prob(action)
         ratio = jnp.exp(logp - logp_old)
-        adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+        adv = (adv - adv_mean) / (adv_std + 1e-8)  # the whole minibatch's mean and spread
         surrogate = jnp.minimum(ratio * adv, jnp.clip(ratio, 1 - cfg.clip, 1 + cfg.clip) * adv)
         value_loss = jnp.mean((out[-1] - ret) ** 2)
         entropy = jnp.mean(dist.entropy())
@@ -179,6 +219,8 @@ def iteration(env, env_params, cfg: Config, ts: TrainState):
 
     opt = optimiser(cfg)
     n = cfg.num_envs * cfg.num_steps
+    share = n // cfg.minibatches // shards
+    me = 0 if shards == 1 else jax.lax.axis_index(axis) * share
 
     def epoch(carry, _):
         params, opt_state, key = carry
@@ -187,7 +229,12 @@ def iteration(env, env_params, cfg: Config, ts: TrainState):
 
         def minibatch(carry, idx):
             params, opt_state = carry
-            (loss, aux), grads = jax.value_and_grad(loss_fn, has_aux=True)(params, *jax.tree.map(lambda x: x[idx], data))
+            part = jax.tree.map(lambda x: x[idx], data)
+            stats = (jnp.mean(part[3]), jnp.std(part[3]))
+            mine = jax.tree.map(lambda x: _rows(x, me, share, shards), part)
+            (loss, aux), grads = jax.value_and_grad(loss_fn, has_aux=True)(params, *mine, *stats)
+            if shards > 1:
+                grads, loss, aux = jax.lax.pmean((grads, loss, aux), axis)
             updates, opt_state = opt.update(grads, opt_state, params)
             return (optax.apply_updates(params, updates), opt_state), (loss, *aux)
 

@@ -20,6 +20,7 @@ from flax import serialization
 
 from cuegym._stats import wilson
 from cuegym.agents import menu as M
+from cuegym.learn import data_parallel as DP
 from cuegym.learn import gymnax_env, ppo
 from cuegym.learn.networks import network
 
@@ -36,35 +37,50 @@ def make_env(spec: dict):
 
 
 def run(spec: dict, cfg: ppo.Config, *, minutes: float, seed: int, out: pathlib.Path, max_steps: int | None = None,
-        eval_episodes: int = 1000, log=print, measure_env_speed: bool = True, report=None) -> dict:
+        eval_episodes: int = 1000, log=print, measure_env_speed: bool = True, report=None, devices=None) -> dict:
     """Train for ``minutes`` (or ``max_steps`` env steps, whichever ends first), then
     evaluate the greedy policy and the ghost (the menu's last candidate) on the same
-    ``eval_episodes`` seeded episodes; write ``out``/result.json, the checkpoint, its config
+    ``eval_episodes`` seeded episodes (0: no evaluation); write ``out``/result.json, the checkpoint, its config
     and learning_curve.png (with matplotlib). Returns the result dict. With
     ``measure_env_speed`` False, ``env_steps_per_s`` is None: :func:`env_speed` compiles a
     program of its own (random actions), the dearest part of a short run. ``report`` (or
     None) is called with each iteration's row of the learning curve (``steps`` and the
     metrics of :func:`cuegym.learn.ppo.iteration`), as a scheduler that stops runs early
-    (Ray Tune's ASHA, ``experiments/sweep.py``) reads them."""
-    out.mkdir(parents=True, exist_ok=True)
+    (Ray Tune's ASHA, ``experiments/sweep.py``) reads them.
+
+    ``devices`` None trains on one device; else data-parallel over those devices
+    (:func:`cuegym.learn.data_parallel.programs`: an int N, the first N of every host's;
+    a list), the same global batch, with the same result up to float rounding. On several
+    hosts (:func:`cuegym.learn.data_parallel.start_hosts` first) every process calls
+    ``run`` alike; process 0 logs, evaluates and writes, the others return the training
+    figures alone."""
+    lead = jax.process_index() == 0
+    if not lead:
+        log = lambda *_: None  # noqa: E731
     env, params = make_env(spec)
     key = jax.random.PRNGKey(seed)
     k_train, k_eval = jax.random.split(key)
     t0 = time.perf_counter()
-    ts = jax.jit(lambda k: ppo.init(env, params, cfg, k))(k_train)
-    it = jax.jit(lambda s: ppo.iteration(env, params, cfg, s))
+    if devices is None:
+        init = jax.jit(lambda k: ppo.init(env, params, cfg, k))
+        it = jax.jit(lambda s: ppo.iteration(env, params, cfg, s))
+        used = jax.devices()[:1]
+    else:
+        init, it, used = DP.programs(env, params, cfg, devices)
+    ts = init(k_train)
     ts, m = it(ts)
     jax.block_until_ready(ts.params)
     compile_s = time.perf_counter() - t0
-    log(f"compiled in {compile_s:.1f} s")
+    log(f"compiled in {compile_s:.1f} s" + (f" ({len(used)} devices)" if len(used) > 1 else ""))
     curve = []
     t_train = time.perf_counter()
     budget = minutes * 60.0
     per = cfg.num_envs * cfg.num_steps
-    while time.perf_counter() - t_train < budget and (max_steps is None or int(ts.steps) < max_steps):
+    steps = int(DP.host_copy(ts.steps))
+    while DP.agree(time.perf_counter() - t_train < budget and (max_steps is None or steps < max_steps)):
         ts, m = it(ts)
-        row = {k: float(v) for k, v in m.items()}
-        row["steps"] = int(ts.steps)
+        row = {k: float(v) for k, v in DP.host_copy(m).items()}
+        steps = row["steps"] = int(DP.host_copy(ts.steps))
         curve.append(row)
         if report is not None:
             report(row)
@@ -73,21 +89,25 @@ def run(spec: dict, cfg: ppo.Config, *, minutes: float, seed: int, out: pathlib.
                 f"entropy {row['entropy']:.2f}  {time.perf_counter() - t_train:.0f} s")
     jax.block_until_ready(ts.params)
     train_s = time.perf_counter() - t_train
-    trained = int(ts.steps) - per  # the first iteration ran inside the compile timing
-
-    (out / CHECKPOINT).write_bytes(serialization.to_bytes(ts.params))
-    (out / CONFIG).write_text(json.dumps({"spec": spec, "hidden": cfg.hidden,
-                                          "layout": [list(part) for part in env.layout()]}, indent=2))
-
-    result = evaluation(env, params, cfg, ts.params, k_eval, eval_episodes)
-    result.update({
+    trained = steps - per  # the first iteration ran inside the compile timing
+    weights = DP.host_copy(ts.params)
+    result = {
         "env": spec["env"], "action": spec["action"], "aim": env.aim, "observation": spec["observation"],
         "options": spec.get("options", {}), "seed": seed, "config": dataclasses.asdict(cfg),
-        "steps": int(ts.steps), "train_seconds": round(train_s, 2), "compile_seconds": round(compile_s, 2),
+        "steps": steps, "train_seconds": round(train_s, 2), "compile_seconds": round(compile_s, 2),
         "steps_per_s": round(trained / train_s, 1) if train_s > 0 else None,
-        "env_steps_per_s": round(env_speed(env, params, cfg.num_envs), 1) if measure_env_speed else None,
-        "device": jax.devices()[0].device_kind, "curve": curve,
-    })
+        "device": used[0].device_kind, "devices": len(used), "processes": jax.process_count(), "curve": curve,
+    }
+    if not lead:
+        return result
+
+    out.mkdir(parents=True, exist_ok=True)
+    (out / CHECKPOINT).write_bytes(serialization.to_bytes(weights))
+    (out / CONFIG).write_text(json.dumps({"spec": spec, "hidden": cfg.hidden,
+                                          "layout": [list(part) for part in env.layout()]}, indent=2))
+    if eval_episodes > 0:
+        result.update(evaluation(env, params, cfg, weights, k_eval, eval_episodes))
+    result["env_steps_per_s"] = round(env_speed(env, params, cfg.num_envs), 1) if measure_env_speed else None
     (out / "result.json").write_text(json.dumps(result, indent=2))
     plot_curve(curve, result, out / "learning_curve.png")
     return result
@@ -150,7 +170,7 @@ def env_speed(env, params, num_envs: int, iterations: int = 20) -> float:
 
 def plot_curve(curve: list, result: dict, path: pathlib.Path) -> bool:
     """The learning curve (success of the episodes ended per iteration, smoothed) with the
-    ghost's evaluated rate; False without matplotlib."""
+    ghost's and the policy's evaluated rates (when evaluated); False without matplotlib."""
     try:
         import matplotlib
 
@@ -166,8 +186,9 @@ def plot_curve(curve: list, result: dict, path: pathlib.Path) -> bool:
     smooth = np.convolve(rate, np.ones(w) / w, mode="valid")
     fig, ax = plt.subplots(figsize=(6, 3.5))
     ax.plot(steps[w - 1:], smooth, label="PPO (training episodes)")
-    ax.axhline(result["ghost_success"], color="k", ls="--", label="ghost (evaluation)")
-    ax.axhline(result["policy_success"], color="C1", ls=":", label="PPO greedy (evaluation)")
+    if "ghost_success" in result:  # evaluated
+        ax.axhline(result["ghost_success"], color="k", ls="--", label="ghost (evaluation)")
+        ax.axhline(result["policy_success"], color="C1", ls=":", label="PPO greedy (evaluation)")
     ax.set_xlabel("env steps")
     ax.set_ylabel("success rate")
     ax.set_title(f"{result['env']} ({result['action']})")

@@ -9,15 +9,17 @@ their sigma is 0.5 mm divided by the ball radius.
 
 from __future__ import annotations
 
+import math
+
 import jax
 import jax.numpy as jnp
 
 from cuegym.physics.strike import Shot
 
-SIGMA_PHI = jnp.deg2rad(0.125)
+SIGMA_PHI = math.radians(0.125)
 SIGMA_SPEED = 0.075
 SIGMA_TIP = 0.0005  # metres
-SIGMA_THETA = jnp.deg2rad(0.1)
+SIGMA_THETA = math.radians(0.1)
 
 
 def perturb(key, shot: Shot, level, radius) -> Shot:

@@ -12,6 +12,7 @@ static, vmap over tables) and returns ``(Ruling, GameState)``.
 from __future__ import annotations
 
 import jax.numpy as jnp
+import numpy as np
 
 from cuegym.physics import POCKETS
 from cuegym.rules import respot
@@ -38,7 +39,7 @@ LAST_BALL_BONUS = 10  # RP-06
 TIED = 70  # RP-17
 STALEMATE_FOULS = 6  # RP-20 with AMB-26: three deliberate fouls each, in a row
 # RP-05: a ball scores its number, the ace (ball 1) 11.
-VALUES = jnp.array([0, 11] + list(range(2, 16)), jnp.int32)
+VALUES = np.asarray([0, 11] + list(range(2, 16)), np.int32)
 
 
 def initial_state(breaker: int = 0) -> GameState:
