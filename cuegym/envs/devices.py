@@ -27,7 +27,7 @@ def resolve(devices=None, available=None) -> tuple:
     pool = tuple(jax.local_devices() if available is None else available)
     if devices is None:
         return pool
-    if isinstance(devices, (jax.Device, int, np.integer)):
+    if isinstance(devices, (int, np.integer)) or _is_device(devices):
         devices = [devices]
     try:
         items = list(devices)
@@ -42,14 +42,15 @@ def resolve(devices=None, available=None) -> tuple:
             if not 0 <= d < len(pool):
                 raise ValueError(f"devices: index {d} outside 0..{len(pool) - 1} (the {len(pool)} devices available)")
             d = pool[d]
-        elif not isinstance(d, jax.Device):
+        elif not _is_device(d):
             raise ValueError(f"devices: jax.Device objects or indices into jax.local_devices(), got {d!r}")
         out.append(d)
     seen, repeated = set(), []
     for d in out:
-        if d in seen:
+        name = (d.platform, d.id)
+        if name in seen:
             repeated.append(d)
-        seen.add(d)
+        seen.add(name)
     if repeated:
         raise ValueError(f"devices: {', '.join(map(str, repeated))} named more than once; each device once")
     platforms = sorted({d.platform for d in out})
@@ -57,6 +58,11 @@ def resolve(devices=None, available=None) -> tuple:
         raise ValueError(f"devices: one platform, got {', '.join(platforms)} mixed; a table's program is compiled "
                          "for one kind of device")
     return tuple(out)
+
+
+def _is_device(d) -> bool:
+    # a jax.Device, or what stands for one (its platform and id): the checks read no more
+    return isinstance(d, jax.Device) or (hasattr(d, "platform") and hasattr(d, "id"))
 
 
 def table_mesh(devices) -> Mesh:
