@@ -9,7 +9,7 @@ PY=${PYTHON:-python3}
 # optional here): pip resolving torch for sb3 on its own may pull a CUDA build of several
 # GB; pinned to the CPU build these machines serve (override with CUEGYM_TORCH)
 .venv/bin/python -m pip install --quiet "torch==${CUEGYM_TORCH:-2.13.0}"
-.venv/bin/python -m pip install --quiet -e '.[test,sb3,render,pettingzoo,train]'
+.venv/bin/python -m pip install --quiet -e '.[test,sb3,render,pettingzoo,train,sweep]'
 # the replay viewer's test opens its page in headless Chromium (Debian's package, as root);
 # if it cannot be installed, that test fails and says so (the rest still runs)
 bash scripts/install_chromium.sh || echo "warning: Chromium could not be installed; tests/tools/test_viewer.py will fail" >&2
