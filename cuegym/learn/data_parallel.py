@@ -55,7 +55,7 @@ def programs(env, env_params, cfg: ppo.Config, devices) -> tuple:
                          f"(num_envs x num_steps / minibatches = {minibatch}): each device plays an equal block "
                          "of tables and takes an equal share of every minibatch")
     mesh = table_mesh(found)
-    specs = ppo.TrainState(P(), P(), P(TABLE_AXIS), P(TABLE_AXIS), P(), P())
+    specs = ppo.TrainState(P(), P(), P(TABLE_AXIS), P(TABLE_AXIS), P(), P(), P())
 
     def spread(fn, in_specs, out_specs):
         return jax.jit(jax.shard_map(fn, mesh=mesh, in_specs=in_specs, out_specs=out_specs, check_vma=False))

@@ -51,8 +51,10 @@ class Config:
 
 
 class TrainState(NamedTuple):
-    """``params`` the network's, ``opt`` the optimiser's state, ``env_state`` and ``obs``
-    (B, ...) the tables, ``key``, ``steps`` () env steps taken."""
+    """``params`` the network's, ``opt`` the optimiser's state (with the learning rate),
+    ``env_state`` and ``obs`` (B, ...) the tables, ``key``, ``steps`` () env steps taken,
+    ``entropy`` () the entropy bonus's weight (a value, not a constant of the program, as
+    the learning rate)."""
 
     params: dict
     opt: optax.OptState
@@ -60,6 +62,7 @@ class TrainState(NamedTuple):
     obs: jnp.ndarray
     key: jnp.ndarray
     steps: jnp.ndarray
+    entropy: jnp.ndarray
 
 
 class Residual(NamedTuple):
@@ -111,7 +114,12 @@ def greedy(env, out):
 
 
 def optimiser(cfg: Config):
-    return optax.chain(optax.clip_by_global_norm(cfg.max_grad_norm), optax.adam(cfg.lr, eps=1e-5))
+    """Adam after clipping the gradients' norm. The learning rate is a value of the
+    optimiser's state (``optax.inject_hyperparams``), not a constant of the compiled
+    program, so runs that differ only in it (a sweep's trials) share one compile."""
+    adam = optax.inject_hyperparams(lambda learning_rate: optax.adam(learning_rate, eps=1e-5),
+                                    hyperparam_dtype=jnp.float32)
+    return optax.chain(optax.clip_by_global_norm(cfg.max_grad_norm), adam(learning_rate=cfg.lr))
 
 
 def init(env, env_params, cfg: Config, key, axis: str | None = None, shards: int = 1) -> TrainState:
@@ -123,7 +131,9 @@ def init(env, env_params, cfg: Config, key, axis: str | None = None, shards: int
     keys = _rows(jax.random.split(k_env, cfg.num_envs), first, local, shards)
     obs, state = jax.vmap(env.reset, in_axes=(0, None))(keys, env_params)
     params = network(env.action, cfg.hidden).init(k_net, obs[:1])
-    return TrainState(params, optimiser(cfg).init(params), state, obs, key, jnp.asarray(0, jnp.int32))
+    # a weak type, as the Python float it stands for: the loss keeps its dtype
+    return TrainState(params, optimiser(cfg).init(params), state, obs, key, jnp.asarray(0, jnp.int32),
+                      jnp.asarray(float(cfg.entropy)))
 
 
 def _block(total: int, axis: str | None, shards: int):
@@ -214,7 +224,7 @@ def iteration(env, env_params, cfg: Config, ts: TrainState, axis: str | None = N
         surrogate = jnp.minimum(ratio * adv, jnp.clip(ratio, 1 - cfg.clip, 1 + cfg.clip) * adv)
         value_loss = jnp.mean((out[-1] - ret) ** 2)
         entropy = jnp.mean(dist.entropy())
-        loss = -jnp.mean(surrogate) + cfg.value * value_loss - cfg.entropy * entropy
+        loss = -jnp.mean(surrogate) + cfg.value * value_loss - ts.entropy * entropy
         return loss, (value_loss, entropy)
 
     opt = optimiser(cfg)
@@ -246,7 +256,7 @@ def iteration(env, env_params, cfg: Config, ts: TrainState, axis: str | None = N
     metrics = {"reward": jnp.mean(batch.reward), "episodes": ended,
                "success": jnp.sum(batch.success & batch.done) / jnp.maximum(ended, 1),
                "loss": jnp.mean(losses[0]), "value_loss": jnp.mean(losses[1]), "entropy": jnp.mean(losses[2])}
-    return TrainState(params, opt_state, state, obs, key, ts.steps + n), metrics
+    return TrainState(params, opt_state, state, obs, key, ts.steps + n, ts.entropy), metrics
 
 
 def evaluate(env, env_params, choose, weights, keys, max_steps: int):

@@ -168,15 +168,15 @@ def _warm_up(env, pool, seed: int, timer) -> float:
     return compile_s
 
 
-def bench_vector(env_id: str, num_envs: int, max_calls: int, budget_s: float, seed: int = 0) -> dict:
+def bench_vector(env_id: str, num_envs: int, max_calls: int, budget_s: float, seed: int = 0, devices=None) -> dict:
     """``gymnasium.make_vec(env_id, num_envs)``: env steps/s (autoreset inside the step)
     and the time outside the jitted program, every call timed (the timer's own cost is
     charged to the host: an upper bound; the few calls of a large batch, each of them a
     stroke or an autoreset for every lane of a one-stroke task, leave no plain calls to
-    compare with)."""
+    compare with). ``devices`` as the vector env's (None: all local devices)."""
     import gymnasium as gym
 
-    venv = gym.make_vec(env_id, num_envs=num_envs)
+    venv = gym.make_vec(env_id, num_envs=num_envs, devices=devices)
     pool = action_pool(venv.action_space, POOL, seed, num_envs)
     timer = _instrument(venv)
     compile_s = _warm_up(venv, pool, seed, timer)
@@ -189,9 +189,10 @@ def bench_vector(env_id: str, num_envs: int, max_calls: int, budget_s: float, se
             "jit_ms_per_call": 1e3 * jit_s / calls, "outside_jit_frac": 1.0 - jit_s / wall}
 
 
-def bench_functional(env_id: str, num_envs: int, max_calls: int, budget_s: float, seed: int = 0) -> dict:
-    """``batched(env).step`` on device arrays, next-step autoreset as in the vector env;
-    timed from the first call to the last result ready."""
+def bench_functional(env_id: str, num_envs: int, max_calls: int, budget_s: float, seed: int = 0,
+                     devices=None) -> dict:
+    """``batched(env, devices).step`` on device arrays, next-step autoreset as in the vector
+    env; timed from the first call to the last result ready."""
     import gymnasium as gym
     import jax
     import jax.numpy as jnp
@@ -202,7 +203,7 @@ def bench_functional(env_id: str, num_envs: int, max_calls: int, budget_s: float
     from cuegym.envs.env_spaces import action_space
 
     func = F.FuncEnv(task=ENV_TASKS[env_id])
-    program = F.batched(func)
+    program = F.batched(func, devices=devices)
     opts = jax.device_put(F.options(func))
     space = gym.vector.utils.batch_space(action_space(func), num_envs)
     pool = [check_action(a, num_envs, func.n_balls) for a in action_pool(space, POOL, seed, num_envs)]
