@@ -185,9 +185,10 @@ class AsyncCueEnv:
         d = len(self.devices)
         running = (~self.waiting).reshape(d, -1).sum(1)
         if np.any(running < self.batch_size // d):
-            where = "" if d == 1 else f" on device {int(np.argmin(running))} (each hands out batch_size / {d})"
-            raise RuntimeError(f"recv: {int(running.min())} tables are running{where}, fewer than "
-                               f"{self.batch_size // d}; send() actions to the tables recv() returned first")
+            need = f"batch_size {self.batch_size}" if d == 1 else \
+                f"batch_size / {d} = {self.batch_size // d} on device {int(np.argmin(running))}"
+            raise RuntimeError(f"recv: {int(running.min())} tables are running, fewer than {need}; "
+                               "send() actions to the tables recv() returned first")
         self.pool, out = self._call("recv", self.pool, self.opts)
         out = jax.device_get(out._replace(obs=None))  # the host reads the record
         ids = np.asarray(out.env_id, np.int64)

@@ -1,7 +1,7 @@
 """Run in a process of its own with four forced CPU devices
 (``--xla_force_host_platform_device_count=4``, which JAX reads once, at start): the
 sharded envs and the data-parallel trainer next to one device, with the same seeds and
-actions. Prints one JSON line of the checks' results for tests/scale/test_devices.py."""
+actions. Prints one JSON line of the checks' results for tests/scale/test_scale.py."""
 
 import json
 import os
