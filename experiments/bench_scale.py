@@ -73,7 +73,8 @@ def main(argv=None) -> dict:
     p.add_argument("--calls", type=int, default=20, help="env calls at most per size")
     p.add_argument("--budget", type=float, default=20.0, help="seconds at most per env size")
     p.add_argument("--train-env", default="cuegym/PotShot-v0")
-    p.add_argument("--train-devices", type=int, nargs="+", default=[0, 1, jax.device_count()])
+    p.add_argument("--train-devices", type=int, nargs="+", default=sorted({0, 1, jax.device_count()}),
+                   help="device counts to train on (0: the plain one-device program); default 0, 1 and all")
     p.add_argument("--train-tables", type=int, default=1024)
     p.add_argument("--train-steps", type=int, default=40960)
     p.add_argument("--quick", action="store_true", help="small sizes: a check that every part runs")

@@ -16,7 +16,7 @@ import numpy as np
 from cuegym import compile_log
 from cuegym.envs import functional as F
 from cuegym.envs.command import pack_action
-from cuegym.envs.devices import padded, placement, resolve
+from cuegym.envs.devices import home, padded, resolve
 from cuegym.envs.env_spaces import action_space, observation_space
 from cuegym.envs.pool import pool_program, spread_pool_program
 from cuegym.envs.record import field, numpy_obs, record_layout
@@ -91,8 +91,7 @@ class AsyncCueEnv:
         else:
             self.program = spread_pool_program(self.func.task, self.func.table, self.num_envs, self.batch_size,
                                                self.devices)
-        where = placement(self.devices, lanes=False) if devices is not None or d > 1 else None
-        self.opts = jax.device_put(F.options(self.func), where)
+        self.opts = jax.device_put(F.options(self.func), home(self.devices, devices is not None, lanes=False))
         self.lay = record_layout(self.func.n_balls, self.func.players)
         self.pool = None
         self.waiting = np.zeros(self.num_envs, bool)  # handed out by recv, no action sent since

@@ -79,6 +79,13 @@ def placement(devices, lanes: bool = True):
     return NamedSharding(table_mesh(devices), P(TABLE_AXIS) if lanes else P())
 
 
+def home(devices, named: bool, lanes: bool = True):
+    """Where a front puts an argument of its program (``jax.device_put``'s device): None,
+    JAX's default device uncommitted, when there is one device and the user named none;
+    else :func:`placement`."""
+    return None if len(devices) == 1 and not named else placement(devices, lanes)
+
+
 def padded(num: int, count: int) -> int:
     """``num`` rounded up to a multiple of ``count``."""
     return -(-num // count) * count

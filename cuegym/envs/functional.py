@@ -549,12 +549,18 @@ def batched(env: FuncEnv, devices=None) -> Program:
     the lane axis over the same devices (``jax.sharding.NamedSharding`` of
     :func:`cuegym.envs.devices.table_mesh`) stay where they are between calls.
     """
-    found = resolve(devices)
-    one = program(env.task, env.table)
-    if len(found) == 1:
+    return spread(env.task, env.table, resolve(devices))
+
+
+@functools.lru_cache(maxsize=None)
+def spread(task: str, table: str, devices: tuple) -> Program:
+    """:func:`program` over ``devices`` (a tuple of ``jax.Device``; cached, so that each
+    call of :func:`batched` with the same devices returns the same compiled functions)."""
+    one = program(task, table)
+    if len(devices) == 1:
         return one
-    return Program(over_tables(one.reset, found, (True, False)),
-                   over_tables(one.step, found, (True,) * 6 + (False,)))
+    return Program(over_tables(one.reset, devices, (True, False)),
+                   over_tables(one.step, devices, (True,) * 6 + (False,)))
 
 
 @functools.lru_cache(maxsize=None)

@@ -16,7 +16,7 @@ import numpy as np
 from cuegym import compile_log
 from cuegym.envs import functional as F
 from cuegym.envs.command import ACTIVE, COMMAND_WIDTH, DONE, OPPONENT, pack_action
-from cuegym.envs.devices import placement, resolve
+from cuegym.envs.devices import home, resolve
 from cuegym.envs.env_spaces import observation_space
 from cuegym.envs.host_program import host_program, spread_program
 from cuegym.envs.record import field, numpy_obs, record_layout
@@ -60,7 +60,7 @@ class HostTables:
         self.devices = resolve(devices)[:1] if single and devices is None else resolve(devices)
         if single and len(self.devices) != 1:
             raise ValueError(f"devices: a single env runs on one device, got {len(self.devices)}")
-        self._place = self._placements(devices is not None)
+        self._named = devices is not None
         self.flat = spread_program(func.task, func.table, self.devices, num)
         self.program = host_program(func.task, func.table)  # the same calls on trees (tests load positions)
         self.opts = jax.device_put(F.options(func))  # as a tree, for self.program
@@ -82,17 +82,12 @@ class HostTables:
         self.pending = np.zeros((num, func.players))  # opponents' opening rewards, paid on the frame's first step
         self._first = {"reset": True, "step": True}  # the first call of each compiles (or loads) its program
 
-    def _placements(self, explicit: bool):
-        """{lanes: where an argument goes} (None: JAX's default device, uncommitted). With a
-        number of tables that the devices do not divide, the rows are copied to each (the
-        program pads its blocks, :func:`cuegym.envs.devices.over_tables`)."""
-        d = self.devices
-        if len(d) == 1:
-            return {True: d[0], False: d[0]} if explicit else None
-        return {True: placement(d, self.num % len(d) == 0), False: placement(d, False)}
-
     def _put(self, x, lanes: bool = True):
-        return jax.device_put(x) if self._place is None else jax.device_put(x, self._place[lanes])
+        """``x`` on the devices (:func:`cuegym.envs.devices.home`). With a number of tables
+        that the devices do not divide, the rows are copied to each (the program pads its
+        blocks, :func:`cuegym.envs.devices.over_tables`)."""
+        split = lanes and self.num % len(self.devices) == 0
+        return jax.device_put(x, home(self.devices, self._named, split))
 
     # the packed state as trees (host copies; assigning packs them for the next call)
 

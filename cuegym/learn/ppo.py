@@ -155,7 +155,8 @@ def _sample(env, out, key, first, total: int, shards: int):
         return distribution(env, out).sample(seed=key)
     local = out[0].shape[0]
     spread = lambda x: jax.lax.dynamic_update_slice_in_dim(jnp.zeros((total,) + x.shape[1:], x.dtype), x, first, 0)  # noqa: E731
-    batched = (True, env.action == "residual") if env.action != "shot" else (True, False)
+    # the first output (logits, or the shot's mean) is per table; the residual's means too
+    batched = (True, env.action == "residual")
     wide = tuple(spread(x) if b else x for x, b in zip(out, batched)) + out[len(batched):]
     action = distribution(env, wide).sample(seed=key)
     return jax.tree_util.tree_map(lambda a: _rows(a, first, local, shards), action)
