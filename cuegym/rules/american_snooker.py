@@ -9,7 +9,9 @@ same state, phases, declarations and files (:mod:`cuegym.positions.snooker_play`
 The differences: every foul gives 7 (AS-39); the break (AS-14, AS-15, AS-16, AMB-45); a pot
 or cushion after the ball on (AS-18); balls off the table (AS-32, AMB-44; the cue ball
 AS-37/38); re-spotting to higher spots only (AS-35, AMB-41); no free ball, miss, angled or
-touching-ball rules, after a foul play on or replay (AS-40, AMB-04).
+touching-ball rules, after a foul play on or replay (AS-40, AMB-04); POOL-GEN's cue-action
+fouls POOL-GEN-39..41 (AS-01: the American pocket games' principles; AS names none of its own).
+The rule options (:mod:`cuegym.rules.snooker_options`: ``last_red`` matters here) are snooker's.
 
 Each difference in full: docs/rules.md, "American snooker".
 """
@@ -17,6 +19,7 @@ Each difference in full: docs/rules.md, "American snooker".
 from __future__ import annotations
 
 from cuegym.rules import snooker as sn
+from cuegym.rules.snooker_options import DEFAULT
 
 GAME = "american-snooker"
 N_BALLS = sn.N_BALLS
@@ -36,7 +39,7 @@ CLAUSE_MAP = (
     ("SN-44", ("AS-38",)), ("SN-67", _FOUL), ("SN-68", ("AS-40",)), ("SN-71", _FOUL),
 )
 VARIANT = sn.Variant(extras=False, flat_penalty=sn.SEVEN, off_table_foul=False, after_contact=True, break_cushions=True,
-                     higher_spots_only=True, clause_map=CLAUSE_MAP, prefix="AS")
+                     higher_spots_only=True, pool_cue_fouls=True, clause_map=CLAUSE_MAP, prefix="AS")
 
 initial_state = sn.initial_state
 initial_layout = sn.initial_layout
@@ -46,13 +49,13 @@ legal_choices = sn.legal_choices
 placement_ok = sn.placement_ok
 
 
-def judge(spec, state, decl, summ, start_xy, start_on, final):
+def judge(spec, state, decl, summ, start_xy, start_on, final, opts=DEFAULT):
     """Rule on one American snooker stroke; arguments and result as
     :func:`cuegym.rules.snooker.judge`."""
-    return sn.judge(spec, state, decl, summ, start_xy, start_on, final, variant=VARIANT)
+    return sn.judge(spec, state, decl, summ, start_xy, start_on, final, variant=VARIANT, opts=opts)
 
 
-def choose(spec, state, xy, on, choice):
+def choose(spec, state, xy, on, choice, opts=DEFAULT):
     """Phase ``foul_choice``: ``play`` or ``replay`` (AS-40), ``rebreak`` after an illegal
     break (AS-16); see :func:`cuegym.rules.snooker.choose`."""
-    return sn.choose(spec, state, xy, on, choice, variant=VARIANT)
+    return sn.choose(spec, state, xy, on, choice, variant=VARIANT, opts=opts)

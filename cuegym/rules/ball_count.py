@@ -28,6 +28,7 @@ from cuegym.rules.base import (
     GameState,
     Ruling,
 )
+from cuegym.rules.pool import SIDE
 
 WIN_BALLS = 8  # AM-02, MP-02
 HEAD, FOOT = CUSHIONS.index("head"), CUSHIONS.index("foot")
@@ -83,13 +84,16 @@ def safety_ok(c: Clauses, spec, summ, start_xy, start_on, struck):
     # (2) AM-11: the struck ball and an object ball both crossed the centre line.
     rule2 = crossed[struck] & jnp.any(crossed & (ids != struck))
     # (3) AM-12: a ball rebounded from one cushion and then touched a second, or drove a
-    # ball to a second cushion (AMB-28(e): a different cushion).
-    touched = jnp.isfinite(first_t)
-    two = jnp.sum(touched, 1) >= 2
-    k1 = jnp.argmin(first_t, 1)  # (N,) each ball's first cushion
+    # ball to a second cushion (AMB-28(e): a different cushion). A long cushion is one
+    # cushion though the middle pocket splits it (the source's «длинный борт»; pool.SIDE).
+    side = jnp.asarray(SIDE)
+    touched = jnp.isfinite(first_t)  # (N, 6) segments
+    sides = jnp.any(touched[:, :, None] & (side[:, None] == jnp.arange(4))[None], 1)  # (N, 4) cushions
+    two = jnp.sum(sides, 1) >= 2
+    k1 = jnp.argmin(first_t, 1)  # (N,) each ball's first cushion segment
     t1 = jnp.min(first_t, 1)
     hit = _contact_after(summ, jnp.nextafter(t1, jnp.inf))  # (N b, N c): b hit c after its first cushion
-    other_cushion = jnp.arange(first_t.shape[1])[None, None, :] != k1[:, None, None]  # (N b, 1, 6)
+    other_cushion = side[None, None, :] != side[k1][:, None, None]  # (N b, 1, 6)
     c_after = last_t[None, :, :] > hit[:, :, None]  # (N b, N c, 6)
     drove = jnp.isfinite(t1)[:, None] & jnp.isfinite(hit) & jnp.any(other_cushion & c_after, -1)
     rule3 = jnp.any(two & start_on) | jnp.any(drove)

@@ -40,7 +40,8 @@ from cuegym.rules.base import (
     Clauses,
 )
 from cuegym.rules.russian import FROZEN_EPS
-from cuegym.rules.snooker_sight import Sight, effective_ball, in_d, sight
+from cuegym.rules.snooker_options import DEFAULT, SnookerOptions, cue_ball_back
+from cuegym.rules.snooker_sight import Sight, bank_reachable, effective_ball, in_d, sight
 
 GAME = "snooker"
 N_BALLS = 22
@@ -88,6 +89,9 @@ class Variant(NamedTuple):
     break_cushions: the break needs a red to a cushion or a pocket and the cue ball to a
       cushion after the first contact (AS-15, AMB-45 literal).
     higher_spots_only: an occupied own spot sends a colour only to a higher colour's spot (AS-35).
+    pool_cue_fouls: POOL-GEN's cue-action fouls, double hit, push on a frozen ball, a frozen
+      ball not on played into (POOL-GEN-39..41): AS-01 puts AS on the American pocket
+      games' principles and names none of its own (AMB-04); SN has its own (SN-52..56, 73).
     clause_map: None (SN ids as they are) or ((SN id, (ids of this game...)), ...): the
       analogous clause of the other section for each SN id the judge cites.
     prefix: the section prefix of ids cited directly.
@@ -99,6 +103,7 @@ class Variant(NamedTuple):
     after_contact: bool = False
     break_cushions: bool = False
     higher_spots_only: bool = False
+    pool_cue_fouls: bool = False
     clause_map: tuple | None = None
     prefix: str = "SN"
 
@@ -116,7 +121,7 @@ class _Cite:
         self.prefix = variant.prefix + "-"
 
     def add(self, clause_id, cond=True):
-        if self.map is None or clause_id.startswith(self.prefix):
+        if self.map is None or clause_id.startswith((self.prefix, "POOL-GEN-")):
             ids = (clause_id,)
         else:
             ids = self.map.get(clause_id, ())
@@ -142,8 +147,9 @@ class SnookerState(NamedTuple):
     choices () int32: in ``foul_choice``, bit k set when CHOICE_NAMES[k] is open.
     miss () bool: the foul being decided on was a miss (SN-57).
     prev_xy (N, 2) [m], prev_on (N,) bool, prev_ball_on () int32, prev_free_ball () bool,
-      prev_breaking () bool: the position and referee context before the last stroke (restored
-      after a miss, SN-58; every ball the stroke moved, AMB-38).
+      prev_breaking () bool: the position and referee context before the last stroke (after a
+      miss, RESTORE puts the cue ball back there, SN-58; every ball under the option
+      ``miss_restore="every_ball"``).
     touching () int32: an object ball touching the cue ball at rest (SN-51), -1 none.
     strokes () int32: strokes played in the frame.
     winner () int32: -1 until the frame is over.
@@ -179,8 +185,8 @@ class SnookerRuling(NamedTuple):
     miss () bool: the foul is also a miss (SN-57).
     touching () int32: an object ball touching the cue ball at rest (SN-51), -1 none.
     choices () int32: the options open in ``foul_choice`` (bits of CHOICE_NAMES).
-    restore_xy (N, 2) [m], restore_on (N,) bool: the position before the stroke, which the
-      RESTORE choice puts back (SN-58).
+    restore_xy (N, 2) [m], restore_on (N,) bool: the position before the stroke, where the
+      RESTORE choice puts the cue ball back (SN-58; every ball with ``miss_restore="every_ball"``).
     """
 
     foul: jnp.ndarray
@@ -290,7 +296,8 @@ def _jumped(spec, summ, start_xy, start_on):
     return pool.jumped_over(spec, summ, start_xy, start_on, CUE)
 
 
-def judge(spec, state: SnookerState, decl, summ, start_xy, start_on, final, variant: Variant = SNOOKER):
+def judge(spec, state: SnookerState, decl, summ, start_xy, start_on, final, variant: Variant = SNOOKER,
+          opts: SnookerOptions = DEFAULT):
     """Rule on one stroke.
 
     Args:
@@ -302,6 +309,7 @@ def judge(spec, state: SnookerState, decl, summ, start_xy, start_on, final, vari
       start_xy (N, 2) [m], start_on (N,) bool: the layout before the stroke (a cue ball in
         hand already placed).
       variant: :data:`SNOOKER` or ``american_snooker.VARIANT`` (static).
+      opts: the rule options (static, :mod:`cuegym.rules.snooker_options`).
 
     Returns ``(SnookerRuling, SnookerState)``.
     """
@@ -390,6 +398,11 @@ def judge(spec, state: SnookerState, decl, summ, start_xy, start_on, final, vari
     c.add("SN-52", (summ.near_ball >= 0) & frozen & push_geom)
     foul("SN-83", push_geom, values[near], "SN-55")
     foul("SN-83", injected(decl, "push_shot"), None, "SN-55")
+    if variant.pool_cue_fouls:  # AS: POOL-GEN-39..41 (AS-01, AMB-04), from the geometry at the strike
+        cf = pool.cue_fouls(spec, decl, summ, start_xy, start_on, allowed, None, CUE)
+        foul("POOL-GEN-39", cf.double_hit)
+        foul("POOL-GEN-40", cf.frozen_push)
+        foul("POOL-GEN-41", cf.frozen_other)
     foul("SN-76", in_hand & ~in_d(spec, start_xy[CUE]))
     foul("SN-72", injected(decl, "early_stroke"))
     foul("SN-73", injected(decl, "double_hit"))
@@ -473,17 +486,25 @@ def judge(spec, state: SnookerState, decl, summ, start_xy, start_on, final, vari
     points = jnp.zeros(PLAYERS, jnp.int32).at[striker].add(gained).at[other].add(penalty)
     scores = state.scores + points
 
-    # --- miss (SN-57..59, AMB-38): failing to hit a ball on first when one could be hit ----
+    # --- miss (SN-57..59): failing to hit a ball on first unless none could be hit -----------
     if extras:
-        miss = contact_foul & ~aim.snookered
-        c.add("SN-57", miss).add("SN-59", contact_foul & aim.snookered)
+        # SN-59: no miss only where the ball on «попасть невозможно»: no straight path and no
+        # one-cushion path reaches it (being snookered is not enough)
+        hidden = contact_foul & aim.snookered
+        banked = bank_reachable(spec, start_xy[CUE], in_hand, start_xy, allowed, start_on & objects & ~allowed, hidden)
+        impossible = hidden & ~banked
+        miss = contact_foul & ~impossible
+        c.add("SN-57", miss).add("SN-59", impossible)
     else:
         miss = jnp.asarray(False)
 
     # --- turn, ball on, end of frame -------------------------------------------------------
     continues = ~is_foul & (gained > 0)  # SN-20
     c.add("SN-20", continues).add("SN-25", continues & on_red)
-    cont_mode = jnp.where(on_red, COLOUR_ON, jnp.where(on_any & reds_now, RED_ON, lowest))
+    # after the last red: the colours in order (SN-35 «в порядке возрастания»), or a colour
+    # nominated first (option last_red="nominated", AMB-34)
+    after_red = COLOUR_ON if opts.last_red == "nominated" else jnp.where(reds_now, COLOUR_ON, lowest)
+    cont_mode = jnp.where(on_red, after_red, jnp.where(on_any & reds_now, RED_ON, lowest))
     next_mode = jnp.where(continues, cont_mode, pass_mode).astype(jnp.int32)
     c.add("SN-22", ~continues & reds_now)
     black_only = jnp.all(~(start_on & objects) | (ids == BLACK)) & start_on[BLACK]
@@ -540,15 +561,18 @@ def judge(spec, state: SnookerState, decl, summ, start_xy, start_on, final, vari
     return ruling, nxt
 
 
-def choose(spec, state: SnookerState, xy, on, choice, variant: Variant = SNOOKER):
+def choose(spec, state: SnookerState, xy, on, choice, variant: Variant = SNOOKER, opts: SnookerOptions = DEFAULT):
     """Phase ``foul_choice``: the incoming player's option (an index of CHOICE_NAMES; one
     not open is taken as PLAY). ``xy`` (N, 2) [m], ``on`` (N,) bool: the layout the foul left.
 
     * PLAY: he plays from the position (with the free ball, if announced: SN-61), from the D
       if the cue ball is off the table (SN-43).
-    * REPLAY: the offender plays again from it (SN-68), with the free ball too (AMB-37(d)).
-    * RESTORE: after a miss, the position before the stroke is put back and the offender
-      plays again, on the same ball on (SN-58; every ball the stroke moved, AMB-38).
+    * REPLAY: the offender plays again from it (SN-68); the free ball is the incoming
+      player's only (SN-61), unless ``opts.replay_free_ball`` is "offender_too" (AMB-37(d)).
+    * RESTORE: after a miss, the cue ball goes back where it was (SN-58), the other balls
+      staying where the miss left them (:func:`~cuegym.rules.snooker_options.cue_ball_back`),
+      or, with ``opts.miss_restore`` "every_ball", the whole position (AMB-38); the offender
+      plays again on the same ball on (a red, if one is left).
     * FROM_D: the cue ball was angled: he takes it in hand in the D (SN-50).
     * REBREAK: after a foul on the break, the balls are set up again and the offender breaks
       again from the D (SN-19, AMB-32); the penalty stands.
@@ -566,13 +590,20 @@ def choose(spec, state: SnookerState, xy, on, choice, variant: Variant = SNOOKER
     offender = 1 - incoming
     rack_xy, rack_on = initial_layout(spec)
     is_ = lambda k: choice == k  # noqa: E731
-    new_xy = jnp.where(is_(RESTORE), state.prev_xy, jnp.where(is_(REBREAK), rack_xy, xy))
-    new_on = jnp.where(is_(RESTORE), state.prev_on, jnp.where(is_(REBREAK), rack_on, on))
+    if opts.miss_restore == "every_ball":
+        back_xy, back_on = state.prev_xy, state.prev_on
+    else:
+        back_xy, back_on = cue_ball_back(xy, on, state.prev_xy, state.prev_on, spec.ball_radius, CUE)
+    new_xy = jnp.where(is_(RESTORE), back_xy, jnp.where(is_(REBREAK), rack_xy, xy))
+    new_on = jnp.where(is_(RESTORE), back_on, jnp.where(is_(REBREAK), rack_on, on))
     new_on = new_on & ~(is_(FROM_D) & (ids == CUE))
     to_play = jnp.where(is_(PLAY) | is_(FROM_D), incoming, offender).astype(jnp.int32)
     phase = jnp.where(new_on[CUE], NORMAL, IN_HAND_D).astype(jnp.int32)
-    ball_on = jnp.where(is_(RESTORE), state.prev_ball_on, jnp.where(is_(REBREAK), RED_ON, state.ball_on)).astype(jnp.int32)
-    free_ball = jnp.where(is_(RESTORE), state.prev_free_ball, (is_(PLAY) | is_(REPLAY)) & state.free_ball)
+    reds_gone = ~jnp.any(new_on & (ids >= 1) & (ids < FIRST_COLOUR))
+    prev_on_ball = jnp.where((state.prev_ball_on == RED_ON) & reds_gone, _lowest_colour(new_on, ids), state.prev_ball_on)
+    ball_on = jnp.where(is_(RESTORE), prev_on_ball, jnp.where(is_(REBREAK), RED_ON, state.ball_on)).astype(jnp.int32)
+    replay_free = is_(REPLAY) if opts.replay_free_ball == "offender_too" else False
+    free_ball = jnp.where(is_(RESTORE), state.prev_free_ball, (is_(PLAY) | replay_free) & state.free_ball)
     breaking = jnp.where(is_(RESTORE), state.prev_breaking, is_(REBREAK))
     c.add("SN-61", free_ball & ~is_(RESTORE)).add("SN-68", is_(REPLAY)).add("SN-58", is_(RESTORE))
     c.add("SN-50", is_(FROM_D)).add("SN-19", is_(REBREAK)).add("SN-17", is_(REBREAK))
@@ -607,5 +638,5 @@ def placement_ok(spec, xy, on, place):
     return in_d(spec, place) & jnp.all(~others | (d2 >= (2 * spec.ball_radius) ** 2 * (1 - 1e-12)))
 
 
-jit_judge = jax.jit(judge, static_argnums=0)
-jit_choose = jax.jit(choose, static_argnums=0)
+jit_judge = jax.jit(judge, static_argnums=0, static_argnames=("variant", "opts"))
+jit_choose = jax.jit(choose, static_argnums=0, static_argnames=("variant", "opts"))

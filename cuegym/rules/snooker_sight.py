@@ -24,6 +24,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from cuegym.physics.tables import compile_table
+from cuegym.rules.russian import contact_offset
 
 EPS_ANGLE = 1e-9  # rad: offset from a critical direction (module docstring)
 D_RINGS = (0.0, 1.0 / 3.0, 2.0 / 3.0, 1.0)  # sample radii in the D, as fractions of its radius
@@ -337,3 +338,49 @@ def effective_ball(spec, cue_xy, xy, targets, obstacles, need=True):
     blockers = _only_if(jnp.asarray(need), lambda: _reach(spec, cue_xy, xy, targets, obstacles, none)[3], none)
     d = jnp.sum((xy - cue_xy) ** 2, -1)
     return jnp.where(jnp.any(blockers), jnp.argmin(jnp.where(blockers, d, jnp.inf)), -1).astype(jnp.int32)
+
+
+def _mirrors(spec):
+    """The four lines a cue-ball centre touching a cushion lies on (the nose lines moved in
+    by the contact offset), as (axis, coordinate [m]) pairs: head, foot, left, right."""
+    off = contact_offset(spec)
+    return ((1, off), (1, spec.length - off), (0, off), (0, spec.width - off))
+
+
+def _bank_open(spec, c, xy, targets, obstacles):
+    """() bool: from ``c`` (2,) some one-cushion path reaches a target. Each cushion is
+    unfolded: the path to a target's mirror image is straight, and the obstacles are the
+    balls not on and their images (the real ones block the first leg, the images the
+    second). The cushions are taken as straight lines without pockets (a reading)."""
+    r2 = 2.0 * spec.ball_radius
+    n = xy.shape[0]
+    found = jnp.asarray(False)
+    for axis, at in _mirrors(spec):
+        image = xy.at[:, axis].set(2 * at - xy[:, axis])
+        centres = jnp.concatenate([xy, image])
+        rho = jnp.full((2 * n,), r2)
+        blocks = jnp.concatenate([obstacles, obstacles])[None]
+        seen = jax.vmap(functools.partial(_open, c, r2=r2, centres=centres, rho=rho, blocks=blocks))(image)[:, 0]
+        found = found | jnp.any(seen & targets)
+    return found
+
+
+def bank_reachable(spec, cue_xy, in_hand, xy, targets, obstacles, need=True):
+    """() bool: the cue ball can reach a ball on off one cushion (the one-cushion part of
+    SN-59's «попасть невозможно», with :func:`sight` giving the straight paths), from
+    ``cue_xy`` (2,) [m] or, ``in_hand``, from some sampled position in the D clear of the
+    balls. Computed only where ``need`` () bool holds (else False). Arguments as
+    :func:`sight`'s."""
+    xy = jnp.asarray(xy, jnp.float64)
+    targets = jnp.asarray(targets, bool)
+    obstacles = jnp.asarray(obstacles, bool) & ~targets
+    samples = jnp.asarray(d_samples(spec))
+    gap2 = jnp.sum((samples[:, None] - xy[None]) ** 2, -1)
+    free = jnp.all(~(targets | obstacles)[None] | (gap2 >= (2 * spec.ball_radius) ** 2), -1)
+
+    def test():
+        here = _bank_open(spec, jnp.asarray(cue_xy, jnp.float64), xy, targets, obstacles)
+        from_d = jnp.any(free & jax.vmap(lambda p: _bank_open(spec, p, xy, targets, obstacles))(samples))
+        return jnp.where(in_hand, from_d, here)
+
+    return _only_if(jnp.asarray(need), test, jnp.asarray(False))

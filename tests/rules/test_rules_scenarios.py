@@ -13,6 +13,12 @@ a physical shot would make awkward; see ``cuegym.positions.judging.summary_from_
   (a subset of the next position's state); ``next_balls`` ({id: [x, y]} within 1e-6 m) and
   ``absent`` (ids not on the table next).
 * ``error`` instead of ``expect``: the shot is refused with a PositionError naming ``field``.
+* ``options`` (snooker and American snooker only): the referee's rule options for the stroke
+  and its ``then``, e.g. ``{"miss_restore": "every_ball"}`` (``cuegym.rules.snooker_options``;
+  left out: the defaults, the original's readings).
+* ``then``: a decision taken on the position the stroke left, ``{"choice": name, "expect":
+  {...}}`` (a snooker ``foul_choice`` option, e.g. ``"restore"``), checked as ``expect`` is;
+  its ``expect`` may add ``kept`` (ids the decision leaves where the stroke left them).
 """
 
 import json
@@ -22,9 +28,55 @@ import numpy as np
 import pytest
 
 from cuegym.positions import PositionError, load_position, load_shot
+from cuegym.rules.snooker_options import snooker_options
 
 ROOT = pathlib.Path(__file__).parent / "scenarios"
 FILES = sorted(ROOT.glob("*/*.json"))
+
+
+def _snooker_next(position, ruling, state):
+    from cuegym.positions import snooker_play
+
+    balls = {i: [float(ruling.xy[k, 0]), float(ruling.xy[k, 1])] for k, i in enumerate(position.ids) if ruling.on[k]}
+    return {"game": position.game, "table": position.table, "balls": balls,
+            "state": snooker_play.state_to_dict(state, position.ids)}
+
+
+def _judge_with_options(data, position, shot):
+    """The snooker family's ruling under ``data["options"]``: the stroke simulated (or its
+    events), the referee called with the options, the result as the files give it."""
+    import jax.numpy as jnp
+
+    from cuegym.physics import get_spec, get_table, simulate
+    from cuegym.positions import judging, snooker_play
+
+    opts = snooker_options(**data["options"])
+    prepared = judging.prepare(position, shot)
+    if "events" in data:
+        summary, final = judging.summary_from_events(position, prepared, shot.phi, data["events"], data.get("final"))
+    else:
+        final, _, summary = simulate(get_table(position.table), prepared.balls, shot.to_physics(position))
+    ruling, state = judging.referee(position).judge(get_spec(position.table), prepared.state, prepared.decl, summary,
+                                                    jnp.asarray(prepared.xy), jnp.asarray(prepared.on), final, opts=opts)
+    return snooker_play.ruling_dict(ruling, position.ids), _snooker_next(position, ruling, state)
+
+
+def choose_with_options(position_dict, choice, options):
+    """A snooker ``foul_choice`` decision on ``position_dict`` under rule ``options``."""
+    import jax.numpy as jnp
+
+    from cuegym.physics import get_spec
+    from cuegym.positions import judging, snooker_play
+    from cuegym.positions.state import open_choice
+    from cuegym.rules import snooker as sn
+
+    position = load_position(position_dict)
+    state = snooker_play.read_state(position)
+    index = open_choice(state, sn.FOUL_CHOICE, sn.SNOOKER_PHASE_NAMES, sn.CHOICE_NAMES, choice)
+    ruling, state = judging.referee(position).choose(get_spec(position.table), state, jnp.asarray(position.xy()),
+                                                     jnp.asarray(position.on_table()), jnp.asarray(index, jnp.int32),
+                                                     opts=snooker_options(**options))
+    return snooker_play.ruling_dict(ruling, position.ids), _snooker_next(position, ruling, state)
 
 
 def run_scenario(data):
@@ -33,6 +85,8 @@ def run_scenario(data):
 
     position = load_position(data["position"])
     shot = load_shot(data["shot"], position)
+    if "options" in data:
+        return _judge_with_options(data, position, shot)
     if "events" in data:
         prepared = judging.prepare(position, shot)
         summary, final = judging.summary_from_events(position, prepared, shot.phi, data["events"], data.get("final"))
@@ -96,6 +150,12 @@ def test_scenario(path):
     ruling, nxt = run_scenario(data)
     problems = check(data["expect"], ruling, nxt)
     assert not problems, f"{path.name}: {data.get('title', '')}\n  " + "\n  ".join(problems) + f"\n  ruling: {json.dumps(ruling)}"
+    if "then" in data:
+        ruling, after = choose_with_options(nxt, data["then"]["choice"], data.get("options", {}))
+        problems = check(data["then"]["expect"], ruling, after)
+        problems += [f"{b} moved by the choice: {nxt['balls'].get(b)} -> {after['balls'].get(b)}"
+                     for b in data["then"]["expect"].get("kept", []) if after["balls"].get(b) != nxt["balls"].get(b)]
+        assert not problems, f"{path.name} then {data['then']['choice']}:\n  " + "\n  ".join(problems)
 
 
 def test_a_third_of_each_game_is_physical():

@@ -190,28 +190,88 @@ HIT = lambda *b: [{"kind": "ball", "balls": ["cue", x]} for x in b]  # noqa: E73
 SHOT = {"cue_ball": "cue", "phi": 1.5708, "speed": 1.0}
 
 
-def test_SN_58_miss_then_restore_puts_every_ball_back():
-    """A miss that scatters the balls, then the incoming player has the position restored:
-    every ball back where it was, the offender to play on the same ball on, the penalty kept."""
-    ruling, nxt = stroke(P(BASE, to_play=0, scores=[10, 20]), SHOT, HIT("yellow") + [{"kind": "ball", "balls": ["yellow", "green"]}],
-                         {"cue": [0.9, 0.8], "yellow": [1.3, 0.4], "green": [0.2, 0.5]})
+def choose_opts(position, choice, **options):
+    """A ``foul_choice`` decision under rule options (:mod:`cuegym.rules.snooker_options`)."""
+    from test_rules_scenarios import choose_with_options
+
+    return choose_with_options(position, choice, options)
+
+
+SCATTER = (HIT("yellow") + [{"kind": "ball", "balls": ["yellow", "green"]}], {"cue": [0.9, 0.8], "yellow": [1.3, 0.4], "green": [0.2, 0.5]})
+
+
+def test_SN_58_miss_then_restore_returns_the_cue_ball_only():
+    """A miss that scatters the balls, then the incoming player has the cue ball returned
+    («вернуть биток на исходную позицию»): the cue ball back where it was, the yellow and
+    green where the miss left them, the offender to play on the same ball on, the penalty kept."""
+    ruling, nxt = stroke(P(BASE, to_play=0, scores=[10, 20]), SHOT, *SCATTER)
     assert ruling["miss"] and "restore" in ruling["choices"] and ruling["scores"] == [10, 24]
     assert nxt["state"]["restore"]["balls"] == {k: [round(x, 6) for x in v] for k, v in BASE.items()}
     rul, after = choose(nxt, "restore")
     assert "SN-58" in rul["clauses"] and rul["replay"]
-    assert after["balls"] == nxt["state"]["restore"]["balls"]
+    assert after["balls"] == {**nxt["balls"], "cue": BASE["cue"]}
     assert after["state"]["to_play"] == 0 and after["state"]["ball_on"] == "red" and after["state"]["phase"] == "normal"
     assert after["state"]["scores"] == [10, 24]
 
 
-def test_SN_68_offender_replays_and_free_ball_goes_with_it():
+def test_SN_58_option_every_ball_puts_the_whole_position_back():
+    """miss_restore="every_ball" (WPBSA, AMB-38): the same miss, and every ball goes back."""
+    _, nxt = stroke(P(BASE, to_play=0, scores=[10, 20]), SHOT, *SCATTER)
+    rul, after = choose_opts(nxt, "restore", miss_restore="every_ball")
+    before = nxt["state"]["restore"]["balls"]
+    assert "SN-58" in rul["clauses"] and sorted(after["balls"]) == sorted(before)
+    assert all(np.allclose(after["balls"][k], p, atol=1e-9) for k, p in before.items())
+    assert after["state"]["to_play"] == 0 and after["state"]["ball_on"] == "red"
+
+
+def test_SN_58_a_ball_on_the_cue_balls_old_place_goes_back_too():
+    """The miss sent the yellow where the cue ball stood, and the green onto the yellow's
+    new place... each ball in the way of a ball put back goes back too; the rest stay."""
+    events = HIT("yellow") + [{"kind": "ball", "balls": ["yellow", "green"]}]
+    _, nxt = stroke(P(BASE, to_play=0), SHOT, events, {"cue": [0.9, 0.8], "yellow": [0.875, 1.21], "green": [0.2, 0.5]})
+    rul, after = choose(nxt, "restore")
+    assert after["balls"]["cue"] == BASE["cue"] and after["balls"]["yellow"] == SP["yellow"]  # put back: it stood in the way
+    assert after["balls"]["green"] == [0.2, 0.5]  # not in the way: stays where the miss left it
+
+
+def test_SN_58_restore_after_the_last_red_fell_plays_the_lowest_colour():
+    """A miss that knocks the last red in (a foul, the red stays down, SN-36): restored, the
+    offender cannot be on a red any more: he is on the yellow (SN-35)."""
+    hid = {"cue": [0.875, 1.2], "red1": [0.3, 2.0], **SP}
+    events = HIT("yellow") + [{"kind": "ball", "balls": ["yellow", "red1"]}, {"kind": "pocket", "balls": ["red1"], "pocket": "ML"}]
+    ruling, nxt = stroke(P(hid, to_play=0), SHOT, events, {"cue": [0.9, 0.8]})
+    assert ruling["miss"] and "red1" not in nxt["balls"]
+    _, after = choose(nxt, "restore")
+    assert after["state"]["ball_on"] == "yellow" and "red1" not in after["balls"]
+
+
+def test_snooker_options_are_checked():
+    """Every option names its allowed values; an unknown option or value is refused."""
+    from cuegym.rules.snooker_options import ALLOWED, DEFAULT, WPBSA, snooker_options
+
+    assert snooker_options() == DEFAULT and snooker_options(**WPBSA._asdict()) == WPBSA
+    assert all(getattr(DEFAULT, k) == v[0] for k, v in ALLOWED.items())  # the original's reading is the default
+    with pytest.raises(ValueError, match="miss_restore.*cue_ball, every_ball"):
+        snooker_options(miss_restore="all")
+    with pytest.raises(ValueError, match="last_red.*in_order, nominated"):
+        snooker_options(last_red="free")
+    with pytest.raises(ValueError, match="replay_free_ball.*incoming_only, offender_too"):
+        snooker_options(replay_free_ball=True)
+    with pytest.raises(ValueError, match="unknown.*miss_restore"):
+        snooker_options(miss="x")
+
+
+def test_SN_68_offender_replays_without_the_free_ball():
     """A foul that leaves the incoming player snookered (free ball); he makes the offender play
-    again: the offender keeps the free ball (AMB-37(d)); or he plays on himself with it."""
+    again: the free ball is the incoming player's (SN-61), the offender replays without it
+    (with it under replay_free_ball="offender_too", AMB-37(d)); or he plays on himself with it."""
     hid = {"cue": [0.875, 1.0], "red1": [0.875, 2.9], **SP}
     ruling, nxt = stroke(P(hid, to_play=0), SHOT, [{"kind": "cushion", "balls": ["cue"], "cushion": "head"}], {"cue": [0.875, 1.3]})
     assert ruling["free_ball"] and ruling["to_play"] == 1
     rul, replay = choose(nxt, "replay")
-    assert "SN-68" in rul["clauses"] and replay["state"]["to_play"] == 0 and replay["state"]["free_ball"]
+    assert "SN-68" in rul["clauses"] and replay["state"]["to_play"] == 0 and not replay["state"]["free_ball"]
+    rul, replay = choose_opts(nxt, "replay", replay_free_ball="offender_too")
+    assert "SN-61" in rul["clauses"] and replay["state"]["to_play"] == 0 and replay["state"]["free_ball"]
     rul, on = choose(nxt, "play")
     assert "SN-61" in rul["clauses"] and on["state"]["to_play"] == 1 and on["state"]["free_ball"]
     # the free-ball stroke: the blue nominated and potted scores as a red, and is re-spotted
