@@ -20,7 +20,7 @@ from cuegym.positions import PositionError, judging, load_position, load_shot, s
 from cuegym.rules import snooker as sn
 from cuegym.rules.base import clause_ids
 from cuegym.rules.snooker_respot import spots
-from cuegym.rules.snooker_sight import d_samples, in_d, sight
+from cuegym.rules.snooker_sight import bank_reachable, d_samples, in_d, sight
 
 SPEC = get_spec("snooker-12ft")
 R = SPEC.ball_radius
@@ -144,6 +144,29 @@ def test_SN_49_hidden_only_by_a_pocket_jaw():
 
 WALL = {"red1": (0.875, 3.40), "black": (0.875, 3.15), "pink": (0.875 - 0.0535, 3.15), "blue": (0.875 + 0.0535, 3.15),
         "brown": (0.875 - 0.107, 3.15), "green": (0.875 + 0.107, 3.15)}
+
+
+def _bank(cue, balls, targets, in_hand=False):
+    """bank_reachable from ``cue`` with ``balls`` {name: (x, y)}, ``targets`` on, the rest obstacles."""
+    xy, on = np.zeros((N, 2)), np.zeros(N, bool)
+    for name, p in balls.items():
+        xy[IDS.index(name)], on[IDS.index(name)] = p, True
+    tg = np.isin(np.arange(N), [IDS.index(t) for t in targets])
+    fn = jax.jit(functools.partial(bank_reachable, SPEC))
+    return bool(fn(jnp.asarray(cue, jnp.float64), jnp.asarray(in_hand), jnp.asarray(xy), jnp.asarray(tg), jnp.asarray(on & ~tg)))
+
+
+def test_SN_59_one_cushion_paths():
+    """SN-59's «попасть невозможно»: a red hidden behind the blue is open off a side cushion;
+    walled in by six balls it is not, from the cue ball or from anywhere in the D."""
+    hidden = {"red1": [0.875, 2.3], "blue": [0.875, 1.75]}
+    assert look([0.875, 1.2], hidden, ["red1"])["snookered"] and _bank([0.875, 1.2], hidden, ["red1"])
+    ring = {"red1": [0.875, 2.3]}
+    for k, name in enumerate(("yellow", "green", "brown", "blue", "pink", "black")):
+        a = k * math.pi / 3
+        ring[name] = [0.875 + 2.002 * R * math.cos(a), 2.3 + 2.002 * R * math.sin(a)]
+    assert not _bank([0.875, 1.2], ring, ["red1"]) and not _bank([0.875, 1.2], ring, ["red1"], in_hand=True)
+    assert _bank([0.875, 1.2], hidden, ["red1"], in_hand=True)
 
 
 def test_SN_47_from_the_d_every_position_counts():
