@@ -289,9 +289,12 @@ def load_position(source) -> Position:
 class ShotSpec:
     """A validated shot: the stroke (``phi``, ``speed``, ``a``, ``b``, ``theta``, see
     :mod:`cuegym.physics.strike`) on ball ``cue_ball``, and the declarations ``call``,
-    ``nominate``, ``place``, ``choice``, carried through for the referees."""
+    ``nominate``, ``place``, ``choice``, carried through for the referees.
 
-    cue_ball: str
+    ``decision``: the phase name when the shot is a decision and no stroke (only ``choice``
+    is meaningful, :func:`decision_phase`); None for a stroke."""
+
+    cue_ball: str | None
     speed: float
     phi: float = 0.0
     a: float = 0.0
@@ -302,12 +305,18 @@ class ShotSpec:
     place: Any = None
     choice: Any = None
     inject: Any = None
+    decision: str | None = None
 
     def to_physics(self, position: Position):
         """The :class:`cuegym.physics.Shot` for this stroke in ``position``."""
+        if self.decision is not None:
+            raise ValueError(f"a decision in phase {self.decision!r} strikes nothing")
         return make_shot(position.index(self.cue_ball), self.phi, self.speed, self.a, self.b, self.theta)
 
     def to_dict(self) -> dict:
+        """The shot as a file gives it: a decision only its ``choice``."""
+        if self.decision is not None:
+            return {"choice": self.choice}
         return {f: getattr(self, f) for f in SHOT_FIELDS}
 
 
@@ -316,13 +325,41 @@ def _limits(name: str) -> tuple[float, float]:
     return float(lo), float(hi)
 
 
+def decision_phase(position: Position) -> str | None:
+    """The phase name when ``position`` awaits a decision and no stroke (Moscow pyramid's
+    ``remove_ball``, snooker's ``foul_choice``, golf's ``house_choice``: the judged game's
+    :data:`cuegym.positions.judging.CHOICE_PHASES`), else None."""
+    if position.game is None:
+        return None
+    from cuegym.positions import judging  # judging imports this module
+
+    if not judging.judged(position.game) or not judging.awaits_choice(position):
+        return None
+    return position.state["phase"]
+
+
+def _parse_decision(data: Mapping, phase: str) -> ShotSpec:
+    """A decision's shot: only ``choice`` (its meaning is the game's; the referee checks
+    it). Any stroke field or declaration given (not null) is refused, naming it and the
+    phase, rather than ignored: nothing is struck in a decision phase."""
+    for key, value in data.items():
+        if key != "choice" and value is not None:
+            raise PositionError(f"shot.{key}", f"not taken in phase {phase!r}: a decision strikes nothing, so the "
+                                               "shot gives only \"choice\"")
+    return ShotSpec(cue_ball=None, speed=0.0, choice=data.get("choice"), decision=phase)
+
+
 def parse_shot(data, position: Position) -> ShotSpec:
-    """Validate a shot (a dict) against ``position``; fields are named ``shot.<field>``."""
+    """Validate a shot (a dict) against ``position``; fields are named ``shot.<field>``.
+    In a decision phase (:func:`decision_phase`) the shot gives only ``choice``."""
     if not isinstance(data, Mapping):
         raise PositionError("shot", f"must be a JSON object with fields {', '.join(SHOT_FIELDS)}")
     for key in data:
         if key not in SHOT_FIELDS:
             raise PositionError(f"shot.{key}", f"unknown field; a shot has: {', '.join(SHOT_FIELDS)}")
+    phase = decision_phase(position)
+    if phase is not None:
+        return _parse_decision(data, phase)
     on_table = list(position.balls)
     cue_ball = data.get("cue_ball")
     if cue_ball is None:
@@ -332,10 +369,7 @@ def parse_shot(data, position: Position) -> ShotSpec:
     if not isinstance(cue_ball, str):
         raise PositionError("shot.cue_ball", f"must be a ball id (a string), got {json.dumps(cue_ball)}")
     in_hand = data.get("place") is not None and cue_ball in position.ids  # placed by the shot
-    # a decision that is not a stroke (Moscow pyramid's removal after an in-off, the snooker
-    # player's choice after a foul) strikes nothing
-    no_stroke = (position.state or {}).get("phase") in ("remove_ball", "foul_choice")
-    if cue_ball not in position.balls and not in_hand and not no_stroke:
+    if cue_ball not in position.balls and not in_hand:
         what = "is not on the table" if cue_ball in position.ids else "is not a ball of this position"
         raise PositionError("shot.cue_ball", f"ball {cue_ball!r} {what}; balls on the table: {_allowed(on_table)}")
     values = {}

@@ -115,9 +115,31 @@ def placement_ok(spec, phase, xy, on, cue: int, place):
 
 def frozen_to_cushion(spec, p):
     """() bool: a ball centred at ``p`` (2,) touches a cushion nose (within AMB-55's ε)."""
+    return jnp.any(frozen_sides(spec, p))
+
+
+def frozen_sides(spec, p):
+    """(4,) bool: a ball centred at ``p`` (2,) touches the left, right, head or foot cushion
+    nose (within AMB-55's ε), in the order of :data:`SIDE_NORMALS`."""
     off = contact_offset(spec)
-    gap = jnp.minimum(jnp.minimum(p[0], spec.width - p[0]), jnp.minimum(p[1], spec.length - p[1])) - off
-    return gap <= FROZEN_EPS
+    gaps = jnp.stack([p[0], spec.width - p[0], p[1], spec.length - p[1]]) - off
+    return gaps <= FROZEN_EPS
+
+
+SIDE_NORMALS = ((-1.0, 0.0), (1.0, 0.0), (0.0, -1.0), (0.0, 1.0))
+"""Unit vectors from the bed into the left, right, head and foot cushions."""
+
+
+def presses_off_cushion(spec, cue_xy, ball_xy):
+    """() bool: a ball at ``ball_xy`` (2,) is frozen to a cushion and the line of centres
+    from the cue ball at ``cue_xy`` (2,) drives it into that cushion, within 45° of the
+    cushion's normal, so that it can only be squeezed back off it (RU-GEN-43, «биток выжимает
+    прицельный шар от борта»). A line of centres nearer the cushion's own direction sends the
+    ball along the cushion: no press stroke (RU-GEN-35 alone judges it)."""
+    d = ball_xy - cue_xy
+    u = d / jnp.maximum(jnp.sqrt(d[0] ** 2 + d[1] ** 2), 1e-12)
+    into = jnp.asarray(SIDE_NORMALS) @ u  # cos of the angle to each cushion's normal
+    return jnp.any(frozen_sides(spec, ball_xy) & (into * into >= 0.5) & (into > 0))
 
 
 def striker_fouls(c: Clauses, spec, state: GameState, decl: Declaration, summ, start_xy, start_on, facts: Stroke,
@@ -129,7 +151,6 @@ def striker_fouls(c: Clauses, spec, state: GameState, decl: Declaration, summ, s
     ``c``; one foul or several cost the same single penalty (RU-GEN-50), which the game
     module applies. Returns () bool.
     """
-    r = spec.ball_radius
     struck = decl.struck
     first = summ.first_contact
     # RU-GEN-16: a ball in hand, once placed and struck, is in play: the stroke is judged
@@ -143,27 +164,13 @@ def striker_fouls(c: Clauses, spec, state: GameState, decl: Declaration, summ, s
     wrong_ball = (struck != 0) if fixed_cue else jnp.asarray(False)  # RU-GEN-45
     c.add("RU-GEN-45", wrong_ball)
 
-    # Play from the house: only balls outside the house may be played (RU-GEN-19/44); judged
-    # on the first object ball contacted, at the start of the stroke (AMB-08).
-    first_xy = start_xy[jnp.maximum(first, 0)]
-    house_ball = in_hand & (first >= 0) & in_region(spec, state.phase, first_xy[None])[0]
-    c.add("RU-GEN-44", house_ball).add("RU-GEN-19", house_ball)
+    house_ball = house_fouls(c, spec, state.phase, summ, start_xy, start_on, struck)  # RU-GEN-19/44
     # A ball in hand placed outside the region (the validator normally refuses it first:
     # RU-GEN-14, and RU-GEN-48 makes it a foul once warned; AMB-14).
     misplaced = in_hand & ~in_region(spec, state.phase, start_xy[struck][None])[0]
     c.add("RU-GEN-48", misplaced).add("RU-GEN-14", misplaced)
 
-    # Close ball (RU-GEN-35 with AMB-12): an object ball within R/2 of the struck ball must
-    # be cut at 45° or more, or the struck ball must stay out of the penalty zone.
-    close = (summ.near_ball >= 0) & (summ.near_gap <= 0.5 * r) & (first == summ.near_ball)
-    straight = summ.near_cut < jnp.pi / 4
-    close_foul = close & straight & summ.follow
-    c.add("RU-GEN-35", close_foul)
-    # Press stroke (RU-GEN-43 with AMB-13): the close ball is frozen to a cushion and the
-    # aim is within 45° of the line of centres.
-    near_xy = start_xy[jnp.maximum(summ.near_ball, 0)]
-    press = close & straight & frozen_to_cushion(spec, near_xy)
-    c.add("RU-GEN-43", press)
+    close_foul, press = close_ball_fouls(c, spec, summ, start_xy, struck)
 
     # Stroke types an impulsive engine cannot produce, and human conduct: injected.
     human = jnp.asarray(False)
@@ -182,6 +189,48 @@ def striker_fouls(c: Clauses, spec, state: GameState, decl: Declaration, summ, s
         human = human | hit
     c.add("RU-GEN-48", injected(decl, "body_outside_long_cushion"))
     return no_contact | cue_off | wrong_ball | house_ball | misplaced | close_foul | press | human
+
+
+def house_fouls(c: Clauses, spec, phase, summ, start_xy, start_on, struck):
+    """Play from hand from the house (or the temporary house, RU-GEN-20), judged with the
+    balls where they stood at the start of the stroke (AMB-08). ``phase`` is the stroke's
+    phase: outside the in-hand phases nothing is found. Returns () bool.
+
+    RU-GEN-19: the stroke may be played only at balls outside the house («наносить удар
+    разрешается лишь по шарам, расположенным вне дома»): the first object ball contacted.
+    RU-GEN-44: a foul «если при ударе с руки из дома биток задевает какой-либо находящийся в
+    доме прицельный шар»: any contact of the struck ball with an object ball in the house,
+    first or later (the original wins over AMB-08's first-contact-only proposal).
+    """
+    in_hand = (phase == IN_HAND_HOUSE) | (phase == IN_HAND_REAR)
+    ids = jnp.arange(start_on.shape[0])
+    house = in_region(spec, phase, start_xy) & start_on & (ids != struck)
+    first = summ.first_contact
+    at_house_ball = in_hand & (first >= 0) & house[jnp.maximum(first, 0)]
+    touched = jnp.isfinite(summ.contact_t[struck])  # the struck ball's contacts, any time
+    touched_house_ball = in_hand & jnp.any(touched & house)
+    c.add("RU-GEN-19", at_house_ball).add("RU-GEN-44", touched_house_ball)
+    return at_house_ball | touched_house_ball
+
+
+def close_ball_fouls(c: Clauses, spec, summ, start_xy, struck):
+    """The close-ball fouls, judged on the object ball nearest the struck ball at the
+    strike when it is the first ball hit. Returns (RU-GEN-35 foul, RU-GEN-43 foul), () bool.
+
+    RU-GEN-35 with AMB-12: a ball within R/2 must be cut at 45° or more, or the struck ball
+    must stay out of the penalty zone. RU-GEN-43: a press stroke, «удар нажимом, когда биток
+    выжимает прицельный шар от борта»: the close ball is frozen to a cushion, the aim is
+    within 45° of the line of centres and that line drives the ball into the cushion
+    (:func:`presses_off_cushion`); a stroke along the cushion is judged by RU-GEN-35 alone.
+    """
+    r = spec.ball_radius
+    close = (summ.near_ball >= 0) & (summ.near_gap <= 0.5 * r) & (summ.first_contact == summ.near_ball)
+    straight = summ.near_cut < jnp.pi / 4
+    close_foul = close & straight & summ.follow
+    near_xy = start_xy[jnp.maximum(summ.near_ball, 0)]
+    press = close & straight & presses_off_cushion(spec, start_xy[struck], near_xy)
+    c.add("RU-GEN-35", close_foul).add("RU-GEN-43", press)
+    return close_foul, press
 
 
 def opponent_fouls(c: Clauses, decl: Declaration):

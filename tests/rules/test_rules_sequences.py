@@ -165,6 +165,6 @@ def test_MP_09_moscow_frame_with_cue_ball_pots_removals_and_a_debt():
     assert not ruling["foul"] and ruling["scores"] == [4, 1] and ruling["phase"] == "remove_ball"
     assert ruling["to_play"] == 0
     # player 0 removes the 5; it is credited to player 1 (AMB-31), who plays on from hand
-    ruling, pos = stroke(pos, {"speed": 1.0, "choice": "5"})
+    ruling, pos = stroke(pos, {"choice": "5"})  # a decision: only the choice
     assert ruling["scores"] == [4, 2] and "5" not in pos["balls"] and pos["state"]["owned"]["5"] == 1
     assert pos["state"]["to_play"] == 1 and pos["state"]["phase"] == "in_hand_house"
