@@ -1,6 +1,6 @@
 """Same-shot agreement with pooltool (docs/physics.md, "Agreement with pooltool").
 
-    python experiments/compare_pooltool.py [--out results/compare_pooltool.json] [--only NAME] [--cushion han2005|stronge]
+    python experiments/compare_pooltool.py [--out results/compare_pooltool.json] [--only NAME] [--cushion han_2005|mathavan_2010|stronge]
 
 Needs the optional pooltool install (docs/physics.md gives the commands). Plays the fixed
 shots of :mod:`cuegym.tools.compare_shots` in both simulators with matched parameters and

@@ -30,10 +30,11 @@ from cuegym.envs.registry import DEFAULT_TASK, GAMES, family_games, game
 from cuegym.physics import get_spec, get_table
 from cuegym.physics.balls import at_rest
 from cuegym.physics.compact import where_active
+from cuegym.physics.cushion import MODELS as CUSHION_MODELS
 from cuegym.physics.noise import perturb
 from cuegym.physics.simulate import simulate_one
 from cuegym.physics.strike import SHOT_LIMITS, Shot
-from cuegym.physics.tables import CUSHIONS
+from cuegym.physics.tables import CUSHIONS, with_cushion
 from cuegym.physics.vec import pick_lanes
 from cuegym.rules import russian as ru
 from cuegym.rules.base import IN_HAND_REAR, GameState
@@ -149,7 +150,9 @@ class FuncEnv:
     (:attr:`cuegym.envs.registry.GameDef.reward_scale`); ``lag_break`` starts every frame of a Russian game with
     a lag for the break (RU-GEN-06) instead of a breaker drawn at random; ``num_players``
     the players of a golf game, 2..6 (GF-02; traced: one program serves every count; the
-    other tasks are two-player games and take only 2)."""
+    other tasks are two-player games and take only 2); ``cushion`` the ball–cushion model
+    (None: the table's own; docs/physics.md, "Cushions"), which then names the table
+    (``TABLE@MODEL``) and reads back as the model in use."""
 
     task: str = DEFAULT_TASK
     table: str | None = None  # None: the task's table (cuegym.envs.registry.GameDef.table)
@@ -160,6 +163,7 @@ class FuncEnv:
     cut: tuple[float, float] = (0.0, 45.0)  # pot-shot: cut angle [degrees]
     lag_break: bool = False
     num_players: int = 2
+    cushion: str | None = None  # None: the table's own model (cuegym.physics.cushion.MODELS)
 
     def __post_init__(self):
         if self.task not in GAMES:
@@ -171,6 +175,13 @@ class FuncEnv:
             spec = get_spec(self.table)
         except (ValueError, KeyError) as e:
             raise ValueError(f"table: {e}") from None
+        if self.cushion is not None:
+            if not isinstance(self.cushion, str) or self.cushion not in CUSHION_MODELS:
+                raise ValueError(f"cushion: unknown model {self.cushion!r}; one of {', '.join(CUSHION_MODELS)}")
+            # the model travels in the table's name, which every layer compiles and draws by
+            object.__setattr__(self, "table", with_cushion(self.table, self.cushion))
+            spec = get_spec(self.table)
+        object.__setattr__(self, "cushion", spec.cushion)
         if family == "snooker" and spec.d_radius <= 0:
             raise ValueError(f"table: {self.task} needs a table with a D (snooker-12ft, american-snooker-10ft, "
                              f"american-snooker-12ft), got {self.table!r}")

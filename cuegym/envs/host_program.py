@@ -24,7 +24,7 @@ from cuegym.envs.devices import over_tables
 from cuegym.envs.packing import Packing
 from cuegym.envs.record import record, record_layout
 from cuegym.envs.registry import BUILTIN, game
-from cuegym.physics import TABLE_SPECS
+from cuegym.physics import get_spec
 
 
 class FlatProgram(NamedTuple):
@@ -79,7 +79,7 @@ def flat_program(task: str, table: str) -> FlatProgram:
 
     traced = (reset, step)
     if task in BUILTIN:
-        static = (repr(game(task)), repr(TABLE_SPECS[table]))
+        static = (repr(game(task)), repr(get_spec(table)))
         reset = exported_jit(reset, f"reset-{task}-{table}", static)
         step = exported_jit(step, f"step-{task}-{table}", static)
     else:

@@ -16,7 +16,8 @@ import jax.numpy as jnp
 
 from cuegym.physics import events as ev
 from cuegym.physics.balls import AIRBORNE, OFF_TABLE, POCKETED, STATIONARY, BallState
-from cuegym.physics.collisions import cushion, nose_contact_angle
+from cuegym.physics.collisions import cushion
+from cuegym.physics.cushion.han_2005 import nose_angle
 from cuegym.physics.resting import CONTACT_DEPTH
 from cuegym.physics.roots import INF, first_descending_root_quadratic
 from cuegym.physics.screen import clear_of_contact, first_contacts
@@ -153,7 +154,7 @@ def geometry(balls: BallState, acc, trans_dt, table):
     flying = balls.state == AIRBORNE
     z = balls.r[:, 2] + balls.v[:, 2] * tt[:, 0] - 0.5 * table.gravity * tt[:, 0] ** 2 * flying
     vz = balls.v[:, 2] - table.gravity * tt[:, 0] * flying
-    sin_a, cos_a = nose_contact_angle(z, table)
+    sin_a, cos_a = nose_angle(z, table)
     v_at = v + a * tt
     pressing = cos_a * dot(v_at, normal) - sin_a * vz < 0
     over = flying & (kind != ev.POCKET) & ((z >= table.cushion_height) | ~pressing)

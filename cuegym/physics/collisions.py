@@ -7,9 +7,9 @@
   1, 1998) for inelastic collapse, keyed on approach speed (``SUSTAINED_SPEED``,
   ``CREEP_SPEED``), so a cluster's series of contacts ends.
 * Resting contact as elastic microcollisions (Mirtich and Canny 1995): :mod:`cuegym.physics.resting`.
-* Ball–cushion after H. Han, "Dynamics in carom and three cushion billiards", J. Mech. Sci.
-  Technol. 19 (2005): restitution and friction at the nose's contact height; a grounded ball
-  driven into a cushion below ``HELD_SPEED`` is held on it (no Zeno series of bounces).
+* Ball–cushion: the table's cushion model (:mod:`cuegym.physics.cushion`, one module per
+  paper); a grounded ball driven into a cushion below ``HELD_SPEED`` is held on it (no Zeno
+  series of bounces).
 
 Models, constants, what they leave out: docs/physics.md ("Contacts", "Clusters ...").
 """
@@ -19,6 +19,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
+from cuegym.physics import cushion as cushion_models
 from cuegym.physics.balls import AIRBORNE, ROLLING, SLIDING, BallState
 from cuegym.physics.motion import rolling_spin, settle, slip_velocity
 from cuegym.physics.resting import (
@@ -356,44 +357,16 @@ def group_mean(pair_sum, v, extra):
     return total
 
 
-def nose_contact_angle(z, table):
-    """(sin, cos) of the angle above the ball's centre at which a cushion nose touches a ball
-    whose centre is ``z`` [m] above its resting height (Han 2005's contact geometry); the
-    angle is kept within +-asin(0.95) so the impulse stays finite."""
-    sin_a = jnp.clip((table.cushion_height - table.radius - z) * (1.0 / table.radius), -0.95, 0.95)
-    return sin_a, jnp.sqrt(1.0 - sin_a * sin_a)
-
-
 def cushion(balls: BallState, i, normal_xy, table) -> BallState:
     """Resolve ball ``i`` hitting a cushion nose or jaw whose unit normal ``normal_xy`` (2,)
-    points from the cushion towards the ball's centre."""
-    m, R = table.mass, table.radius
-    inertia = 0.4 * m * R * R
+    points from the cushion towards the ball's centre, by the table's cushion model
+    (:mod:`cuegym.physics.cushion`)."""
+    R = table.radius
     v, w = balls.v[i], balls.w[i]
     n = jnp.concatenate([normal_xy, jnp.zeros(1)])
-    z = jnp.array([0.0, 0.0, 1.0])
-    sin_a, cos_a = nose_contact_angle(balls.r[i, 2], table)
-    big_n = cos_a * n - sin_a * z  # unit normal, contact point -> centre
-    r_c = -R * big_n  # centre -> contact point
     grounded = balls.state[i] != AIRBORNE
-    # On the bed the slate takes the vertical part of the impulse, so restitution acts on the
-    # horizontal approach speed (Han 2005); in the air it acts along the contact normal.
-    j_grounded = (1.0 + table.e_cushion) * m * jnp.maximum(-dot(v, n), 0.0) / cos_a
-    j_flying = (1.0 + table.e_cushion) * m * jnp.maximum(-dot(v, big_n), 0.0)
-    j_n = jnp.where(grounded, j_grounded, j_flying)
-    slip = v + jnp.cross(w, r_c)
-    slip_t = slip - dot(slip, big_n) * big_n
-    s_hat, s = _unit(slip_t)
-    # slip falls by 1/m + R^2/I = 7 / (2 m) per unit tangential impulse
-    j_t = jnp.minimum(table.mu_cushion * j_n, s * (2.0 / 7.0) * m)
-    impulse = j_n * big_n - j_t * s_hat
-    inv_m = 1.0 / m
-    inv_inertia = 1.0 / inertia
-    dv = impulse * inv_m
-    dv = dv.at[2].set(jnp.where(grounded, jnp.maximum(dv[2], 0.0), dv[2]))
     approach = -dot(v, n)
-    v = v + dv
-    w = w + jnp.cross(r_c, impulse) * inv_inertia
+    v, w = cushion_models.rebound(v, w, normal_xy, balls.r[i, 2], grounded, table)
     held_on = grounded & (approach < HELD_SPEED)
     v, w = _hold(v, w, n, R, held_on)
     # held on the cushion and driven along it into a ball held at rest (rule 6's wedge, the

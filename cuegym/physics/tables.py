@@ -20,7 +20,11 @@ import math
 import jax.numpy as jnp
 import numpy as np
 
+from cuegym.physics.cushion import DEFAULT as DEFAULT_CUSHION
+from cuegym.physics.cushion import check_model
 from cuegym.physics.vec import dot
+
+MODEL_SEPARATOR = "@"  # "pool-9ft@mathavan_2010": a table with another cushion model
 
 POCKETS = ("HL", "ML", "FL", "FR", "MR", "HR")
 CUSHIONS = ("head", "foot", "left-head", "left-foot", "right-head", "right-foot")
@@ -36,7 +40,8 @@ class TableSpec:
     ``corner_mouth`` / ``middle_mouth`` are the narrowest gaps between the jaws;
     ``*_jaw_radius`` the rounding radius of the jaw noses; ``cushion_height`` the height of
     the cushion nose above the bed. ``head_line`` is the house line (Russian games, pool) or
-    the baulk line (snooker games), measured from the head cushion.
+    the baulk line (snooker games), measured from the head cushion. ``cushion`` names the
+    ball–cushion model (docs/physics.md, "Cushions").
     """
 
     name: str
@@ -61,7 +66,11 @@ class TableSpec:
     cue_mass: float = 0.54
     cue_endmass: float = 0.010
     miscue_limit: float = 0.5
+    cushion: str = DEFAULT_CUSHION  # the ball–cushion model (cuegym.physics.cushion.MODELS)
     sources: str = ""
+
+    def __post_init__(self):
+        check_model(self.cushion)
 
     @property
     def ball_radius(self) -> float:
@@ -121,8 +130,9 @@ PYRAMID_12FT = TableSpec(
 # Rulebook (catalogue SN-02, SN-05, SN-08, SN-09): 3500 x 1750 mm, ball 52.5 mm, baulk line
 # 700 mm, D radius 292 mm. Pocket openings are not in the rulebook; WPBSA templates are not
 # published and openings of 80-86 mm circulate: 86 mm corners, 92 mm middles, jaws rounded
-# (radius assumed 10 / 15 mm). Cushion nose at 7R/5 and cushion friction 0.14 (Mathavan et
-# al. 2010, snooker equipment). Ball mass 140 g (pooltool's snooker ball; WPBSA allows ±3 g).
+# (radius assumed 10 / 15 mm). Cushion nose at 7R/5, cushion restitution 0.98 and friction
+# 0.14 (Mathavan et al. 2010, measured on snooker equipment). Ball mass 140 g (pooltool's
+# snooker ball; WPBSA allows ±3 g).
 SNOOKER_12FT = TableSpec(
     name="snooker-12ft",
     width=1.750,
@@ -136,6 +146,7 @@ SNOOKER_12FT = TableSpec(
     cushion_height=0.0525 / 2 * 7 / 5,
     head_line=0.700,
     d_radius=0.292,
+    e_cushion=0.98,
     mu_cushion=0.14,
     sources="rulebook SN-02/05/08/09; pockets assumed (WPBSA templates unpublished)",
 )
@@ -163,6 +174,7 @@ def _american_snooker(name: str, width: float, length: float, diameter: float) -
         cushion_height=diameter / 2 * 7 / 5,
         head_line=0.700 * scale,
         d_radius=0.292 * scale,
+        e_cushion=0.98,
         mu_cushion=0.14,
         sources="rulebook AS-02/AS-03; lines, masses and pockets scaled from snooker",
     )
@@ -411,11 +423,27 @@ def compile_table(spec: TableSpec) -> Table:
 
 
 def get_spec(name: str, **overrides) -> TableSpec:
-    """The :class:`TableSpec` called ``name``, with optional figure overrides."""
-    if name not in TABLE_SPECS:
-        raise ValueError(f"unknown table {name!r}; known tables: {', '.join(TABLE_SPECS)}")
-    spec = TABLE_SPECS[name]
+    """The :class:`TableSpec` called ``name``, with optional figure overrides. A name
+    ``TABLE@MODEL`` is table TABLE with the cushion model MODEL (its spec's ``name`` is the
+    whole name, so it finds the same table again)."""
+    base, _, model = name.partition(MODEL_SEPARATOR)
+    if base not in TABLE_SPECS:
+        raise ValueError(f"unknown table {base!r}; known tables: {', '.join(TABLE_SPECS)}")
+    spec = TABLE_SPECS[base]
+    if model:
+        spec = spec.with_overrides(name=with_cushion(base, model), cushion=check_model(model))
     return spec.with_overrides(**overrides) if overrides else spec
+
+
+def with_cushion(table: str, model: str | None) -> str:
+    """The name of table ``table`` with cushion model ``model`` (None: the table's own):
+    ``TABLE@MODEL``, or ``TABLE`` where the model is the table's default."""
+    base = table.partition(MODEL_SEPARATOR)[0]
+    if model is None:
+        return table
+    check_model(model)
+    default = TABLE_SPECS[base].cushion if base in TABLE_SPECS else DEFAULT_CUSHION
+    return base if model == default else f"{base}{MODEL_SEPARATOR}{model}"
 
 
 def get_table(name: str, **overrides) -> Table:

@@ -4,8 +4,9 @@
 
 Plays :func:`cuegym.tools.compare_shots.shot_set` in cuegym and in pooltool 0.6.0 with the
 parameters matched where the models coincide (:func:`pooltool_system`: ball, cloth, ball–ball
-and cushion figures, table size and pocket jaws; pooltool's Han 2005 cushion, Alciatore
-ball–ball friction and instantaneous-point cue with squirt, the same cue and end mass), and
+and cushion figures, table size and pocket jaws; the same cushion model in both
+(:data:`CUSHION_PAIRS`), Alciatore ball–ball friction and instantaneous-point cue with
+squirt, the same cue and end mass), and
 reports per shot the object-ball and cue-ball angle differences, the final-position and
 distance differences and the pockets. pooltool is optional (``pip install -e .[compare]``
 needs ``--no-deps`` for it, then its dependencies: docs/physics.md) and imported only here.
@@ -27,6 +28,13 @@ from cuegym.tools.compare_shots import TABLE, Case, Played, angle_diff, measure,
 # pooltool pocket names in cuegym's pocket ids (HL, ML, FL, FR, MR, HR)
 POCKET_IDS = {"lb": 0, "lc": 1, "lt": 2, "rt": 3, "rc": 4, "rb": 5}
 POCKET_RADIUS = 0.1  # m: pooltool's capture circle, placed so its near edge is cuegym's drop line
+# --cushion NAME: (cuegym's model, pooltool's model); "stronge" sets pooltool's default
+# compliant model beside cuegym's default, the two models meeting nowhere
+CUSHION_PAIRS = {"han_2005": ("han_2005", "han_2005"), "mathavan_2010": ("mathavan_2010", "mathavan_2010"),
+                 "stronge": (None, "stronge")}
+# pooltool's Mathavan integration steps: its defaults (1,000 steps of at least 1e-3 N s) land
+# 0.3° from the converged rebound on a 1 m/s rolling ball; these land within 0.01°
+MATHAVAN_STEPS = dict(max_steps=20000, delta_p=1e-5)
 
 
 def _pooltool():
@@ -68,6 +76,8 @@ def _resolver(pt, cushion: str):
     from pooltool.physics.resolve.ball_cushion import (
         Han2005Circular,
         Han2005Linear,
+        Mathavan2010Circular,
+        Mathavan2010Linear,
         StrongeCompliantCircular,
         StrongeCompliantLinear,
     )
@@ -75,7 +85,8 @@ def _resolver(pt, cushion: str):
     from pooltool.physics.resolve.stick_ball.instantaneous_point import InstantaneousPoint
     from pooltool.physics.resolve.transition import CanonicalTransition
 
-    linear, circular = {"han2005": (Han2005Linear(), Han2005Circular()),
+    linear, circular = {"han_2005": (Han2005Linear(), Han2005Circular()),
+                        "mathavan_2010": (Mathavan2010Linear(**MATHAVAN_STEPS), Mathavan2010Circular(**MATHAVAN_STEPS)),
                         "stronge": (StrongeCompliantLinear(omega_ratio=1.8), StrongeCompliantCircular(omega_ratio=1.8))}[cushion]
     return Resolver(
         ball_ball=FrictionalInelastic(friction=AlciatoreBallBallFriction(**parameter_map()["ball_ball_friction"])),
@@ -103,7 +114,7 @@ def pooltool_system(case: Case):
     return pt.System(cue=cue, table=table, balls=balls)
 
 
-def play_pooltool(case: Case, cushion: str = "han2005") -> Played:
+def play_pooltool(case: Case, cushion: str = "han_2005") -> Played:
     """Play ``case`` in pooltool."""
     pt = _pooltool()
     from pooltool.physics.engine import PhysicsEngine
@@ -144,6 +155,39 @@ def play_pooltool(case: Case, cushion: str = "han2005") -> Played:
 
     final = np.array([system.balls[str(k)].state.rvw[0, :2] for k in range(n)])
     return Played(evs, final, pocket, pocket_t, positions, wall)
+
+
+def cushion_cases() -> dict:
+    """One cushion contact, many ways in, resolved by pooltool's Han 2005 and Mathavan 2010
+    functions (the reference values of ``tests/physics/test_cushion_models.py``). The frame:
+    the cushion's normal into it along +x, the ball on the bed; each case gives the table
+    whose ball and cushion figures it takes, the velocity and spin in, and each model's out."""
+    _pooltool()
+    from pooltool.physics.resolve.ball_cushion.han_2005.model import han2005
+    from pooltool.physics.resolve.ball_cushion.mathavan_2010.model import solve
+
+    from cuegym.physics import get_spec
+
+    cases = []
+    for table in ("pool-9ft", "snooker-12ft"):
+        s = get_spec(table)
+        R, m, h = s.ball_radius, s.ball_mass, s.cushion_height
+        for speed in (0.5, 1.0, 2.5):
+            for inc in (0.0, 30.0, 60.0):
+                a = math.radians(inc)
+                v = np.array([speed * math.cos(a), speed * math.sin(a), 0.0])
+                rolling = np.array([-v[1], v[0], 0.0]) / R
+                for spin, w in (("rolling", rolling), ("stun", 0 * rolling), ("draw", -0.5 * rolling),
+                                ("running side", rolling + (0, 0, speed / R)), ("check side", rolling - (0, 0, speed / R))):
+                    rvw = np.array([[0.0, 0.0, R], v, w])
+                    out_h = han2005(rvw.copy(), np.array([1.0, 0.0]), R, m, h, s.e_cushion, s.mu_cushion)
+                    # pooltool's Mathavan frame: y into the cushion, x = y cross z
+                    vx, vy, wx, wy, wz = solve(m, R, h, s.e_cushion, s.mu_slide, s.mu_cushion, -v[1], v[0], -w[1], w[0],
+                                               w[2], MATHAVAN_STEPS["max_steps"], MATHAVAN_STEPS["delta_p"])
+                    cases.append({"table": table, "speed": speed, "incidence": inc, "spin": spin, "v": v.tolist(),
+                                  "w": w.tolist(), "han_2005": [out_h[1].tolist(), out_h[2].tolist()],
+                                  "mathavan_2010": [[vy, -vx, 0.0], [wy, -wx, wz]]})
+    return {"pooltool": _pooltool().__version__, "mathavan_steps": MATHAVAN_STEPS, "cases": cases}
 
 
 def compare(case: Case, a: dict, b: dict, pa: Played, pb: Played) -> dict:
@@ -192,27 +236,35 @@ def markdown(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def run(only: str | None = None, cushion: str = "han2005") -> dict:
+def run(only: str | None = None, cushion: str = "han_2005") -> dict:
+    ours, theirs = CUSHION_PAIRS[cushion]
     rows = []
     for case in shot_set():
         if only and only not in case.name:
             continue
-        pa, pb = play_cuegym(case), play_pooltool(case, cushion)
+        pa, pb = play_cuegym(case, cushion=ours), play_pooltool(case, theirs)
         a, b = measure(case, pa), measure(case, pb)
         rows.append({"name": case.name, "group": case.group, "cuegym": a, "pooltool": b,
                      "diff": compare(case, a, b, pa, pb)})
         print(f"{case.name:32s} dOB {_fmt(rows[-1]['diff']['ob_angle'])}  dCB {_fmt(rows[-1]['diff']['cb_angle'])}  "
               f"dfinal {_fmt(100 * rows[-1]['diff']['final_max'], '.1f')} cm", flush=True)
-    return {"table": TABLE, "cushion_model": cushion, "parameters": parameter_map(), "shots": rows}
+    return {"table": TABLE, "cushion_model": cushion, "cuegym_cushion": ours or "default", "pooltool_cushion": theirs,
+            "parameters": parameter_map(), "shots": rows}
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default="results/compare_pooltool.json")
     ap.add_argument("--only", default=None, help="play only the shots whose name contains this")
-    ap.add_argument("--cushion", default="han2005", choices=("han2005", "stronge"),
-                    help="pooltool's cushion model (han2005: the model cuegym's follows; stronge: pooltool's default)")
+    ap.add_argument("--cushion", default="han_2005", choices=tuple(CUSHION_PAIRS),
+                    help="the cushion model both play (han_2005, mathavan_2010); stronge: pooltool's default "
+                         "beside cuegym's")
+    ap.add_argument("--cushion-cases", default=None, metavar="FILE",
+                    help="write pooltool's single-contact reference cases to FILE and stop")
     args = ap.parse_args(argv)
+    if args.cushion_cases:
+        Path(args.cushion_cases).write_text(json.dumps(cushion_cases(), indent=1) + "\n")
+        return 0
     t0 = time.perf_counter()
     report = run(args.only, args.cushion)
     report["wall_s"] = time.perf_counter() - t0

@@ -149,15 +149,16 @@ class Played:
     wall_s: float = 0.0
 
 
-def play_cuegym(case: Case, throw: bool = True) -> Played:
-    """Play ``case`` in cuegym."""
+def play_cuegym(case: Case, throw: bool = True, cushion: str | None = None) -> Played:
+    """Play ``case`` in cuegym, with the cushion model ``cushion`` (None: the table's own)."""
     import time
 
     from cuegym.physics import at_rest, events, get_table, make_shot, simulate
     from cuegym.physics.simulate import DEFAULT_MAX_EVENTS
+    from cuegym.physics.tables import with_cushion
     from cuegym.physics.trace import positions_at
 
-    table = get_table(TABLE)
+    table = get_table(with_cushion(TABLE, cushion))
     xy = np.asarray(case.xy, float)
     n = max(len(xy), 2)  # one compiled program for all the one- and two-ball shots
     on = np.arange(n) < len(xy)

@@ -77,6 +77,24 @@ def test_cut_induced_throw_in_measured_range():
     assert throws[0] > throws[1] > throws[2], "throw falls as speed rises"
 
 
+@pytest.mark.parametrize("speed", [0.5, 1.5, 3.0])
+def test_cut_induced_throw_is_tp_a14_when_elastic(speed):
+    """Alciatore TP A-14 (e = 1, stun): the object ball leaves atan(min(mu v cos(phi),
+    v_rel / 7) / (v cos(phi))) off the line of centres, with v_rel = v sin(phi) the slip at
+    the contact and mu the source's curve 0.00995 + 0.108 exp(-1.088 v_rel): the tangential
+    impulse is mu times the normal one, capped where the slip stops."""
+    spec = get_spec("pool-9ft")
+    xy, n = half_ball_layout(spec, run_up=0.0005)
+    _, _, _, log, _ = run("pool-9ft", xy, np.pi / 2, speed, throw=True, e_ball=1.0)
+    k = events(log, ev.BALL)[0]
+    v_obj = velocity_after(log, k, 1)
+    v = float(np.dot(v_obj[:2], n)) / np.cos(HALF_BALL)  # e = 1: the object ball takes v cos(phi) along n
+    v_rel = v * np.sin(HALF_BALL)
+    mu = 0.00995 + 0.108 * np.exp(-1.088 * v_rel)
+    expected = np.degrees(np.arctan(min(mu * v * np.cos(HALF_BALL), v_rel / 7) / (v * np.cos(HALF_BALL))))
+    assert angle_deg(v_obj, n) == pytest.approx(expected, abs=0.02)
+
+
 def test_head_on_stun_stops_the_cue_ball_when_elastic():
     spec = get_spec("pyramid-12ft")
     x = spec.width / 2

@@ -444,8 +444,11 @@ def test_pooltool_78_simultaneous_events(runs):
     hits = ball_events(log, ev.CUSHION)
     assert [h[1] for h in hits[:2]] == [1, 2] and hits[0][0] == hits[1][0]
     stops = ball_events(log, ev.STOP)
-    assert [s[1] for s in stops] == [1, 2] and stops[0][0] == stops[1][0]
-    assert final.r[1, 1] == final.r[2, 1]  # twins: the same path, 0.75 m apart
+    # they leave the cushion sliding, in the same state to the bit; the loop takes the two
+    # balls' events at one instant one after the other, and their later times part in the last
+    # bit (one ulp here)
+    assert sorted(s[1] for s in stops) == [1, 2] and abs(stops[0][0] - stops[1][0]) < 1e-12
+    assert abs(final.r[1, 1] - final.r[2, 1]) < 1e-12  # twins: the same path, 0.75 m apart
     assert final.r[1, 0] == balls.r[1, 0] and final.r[2, 0] == balls.r[2, 0]
 
 
