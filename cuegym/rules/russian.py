@@ -138,7 +138,9 @@ def presses_off_cushion(spec, cue_xy, ball_xy):
     ball along the cushion: no press stroke (RU-GEN-35 alone judges it)."""
     d = ball_xy - cue_xy
     u = d / jnp.maximum(jnp.sqrt(d[0] ** 2 + d[1] ** 2), 1e-12)
-    into = jnp.asarray(SIDE_NORMALS) @ u  # cos of the angle to each cushion's normal
+    # cos of the angle to each cushion's normal (SIDE_NORMALS), written out: a matrix product
+    # lowers differently at different batch sizes (cuegym.physics.vec)
+    into = jnp.stack([-u[0], u[0], -u[1], u[1]])
     return jnp.any(frozen_sides(spec, ball_xy) & (into * into >= 0.5) & (into > 0))
 
 
