@@ -141,14 +141,14 @@ def judge_lag(a, b):
 def test_RU_GEN_07_lag_ball_nearer_the_head_cushion_wins():
     """RU-GEN-07: each ball goes from the house to the rear cushion and back; the one that
     stops nearer the head cushion wins."""
-    a, b = lag(LEFT, speed=1.6), lag(RIGHT, speed=1.4)
+    a, b = lag(LEFT, speed=1.8), lag(RIGHT, speed=1.6)
     for summ, final in (a, b):
         assert math.isfinite(float(summ.cushion_first_t[0, russian.FOOT]))  # reached the rear cushion
         assert int(final.state[0]) == STATIONARY
         assert float(final.r[0, 1]) < L / 2  # and came back
     assert float(a[1].r[0, 1]) < float(b[1].r[0, 1])
     assert judge_lag(a, b) == (0, [False, False])
-    assert judge_lag(lag(LEFT, speed=1.4), lag(RIGHT, speed=1.6)) == (1, [False, False])
+    assert judge_lag(lag(LEFT, speed=1.6), lag(RIGHT, speed=1.8)) == (1, [False, False])
 
 
 def test_RU_GEN_08_lag_ball_that_misses_the_rear_cushion_loses():

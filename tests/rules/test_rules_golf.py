@@ -178,7 +178,7 @@ REAL = {
     "lag_left": (layout(b0=(W / 2 - 0.1, _LAG_Y)), 90.0, 2.05, 0.0, 0.0),
     "lag_right": (layout(b0=(W / 2 + 0.1, _LAG_Y)), 90.0, 2.1, 0.0, 0.0),
     "lag_soft": (layout(b0=(W / 2 + 0.1, _LAG_Y)), 90.0, 0.5, 0.0, 0.0),
-    "lag_twice": (layout(b0=(W / 2 + 0.1, _LAG_Y)), 90.0, 2.25, 0.0, 0.0),
+    "lag_twice": (layout(b0=(W / 2 + 0.1, _LAG_Y)), 90.0, 2.75, 0.0, 0.0),  # 2.5-3.0 touch twice
 }
 
 
