@@ -66,9 +66,9 @@ GHOST_MAX_APPROACH = ghost.MAX_APPROACH  # object-ball path vs the pocket's axis
 # following the object ball in
 GHOST_DRAW = -0.3
 GHOST_LAG_B = 0.4  # natural roll: the tip 2R/5 above centre, so the lag ball rolls at once
-# rolling speed after / before a square rebound off the rear cushion (fitted on
-# pyramid-12ft, see docs/envs.md)
-GHOST_LAG_REBOUND = 0.57
+# rolling speed after / before a square rebound off the rear cushion (measured on
+# pyramid-12ft with its cushion model, the same 0.474 from 0.7 to 1.6 m/s; docs/envs.md)
+GHOST_LAG_REBOUND = 0.474
 GHOST_LAG_STOP = 0.10  # m: where the ghost's lag ball should stop, past the head-cushion contact
 _MOST_PLAYERS = max(g.players for g in GAMES.values())  # golf's
 

@@ -4,17 +4,14 @@ Snooker is self-contained (catalogue §5, AMB-04): none of the Russian general r
 it has its own state (:class:`SnookerState`: ``ball_on``, ``free_ball``, the position to
 restore after a miss), ruling and decision phases (``normal``, ``in_hand_d``, ``foul_choice``,
 ``lag``, ``frame_over``), and an environment can expose every decision with a legal mask.
-Two players (SN-04), 22 balls in the order of ``cuegym.positions.SNOOKER_BALLS`` (SN-05/06),
-on ``snooker-12ft`` (SN-01, SN-02, SN-08, SN-09; SN-03 plays no part); :func:`initial_layout`
-is the SN-07 set-up (AMB-03). Also here: the ball on and nomination (SN-22/24/25/26/35, AMB-34), the free
-ball (SN-60/61, AMB-37), the foul choices (SN-19/50/58/68, in hand in the D SN-10/17/43) and
-the lag when level after the black (SN-15).
+Two players, 22 balls in the order of ``cuegym.positions.SNOOKER_BALLS``, on
+``snooker-12ft``; :func:`initial_layout` is the SN-07 set-up (AMB-03).
 
 ``judge(spec, state, decl, summ, start_xy, start_on, final)`` rules on one stroke and returns
-``(SnookerRuling, SnookerState)``; jit it with ``spec`` static, vmap it over tables. The
-types live in :mod:`cuegym.rules.snooker_types` (re-exported here), the rule options (the
-original's readings by default, WPBSA practice on request) in
-:mod:`cuegym.rules.snooker_options`. API, state, phases and readings: docs/rules.md, "Snooker".
+``(SnookerRuling, SnookerState)``; jit it with ``spec`` static, vmap it over tables. Types:
+:mod:`cuegym.rules.snooker_types` (re-exported here); rule options (the original's readings
+by default, WPBSA practice on request): :mod:`cuegym.rules.snooker_options`. API, state,
+phases, clauses and readings: docs/rules.md, "Snooker".
 """
 
 from __future__ import annotations

@@ -1,21 +1,17 @@
 """Rule options of the snooker referees (SN and, through the same judge, AS).
 
-The original text decides every default. Where established practice (WPBSA) reads a rule
+The original text decides every default; where established practice (WPBSA) reads a rule
 differently, an option gives the practice:
 
-* ``miss_restore`` (SN-58): after a miss the incoming player may «вернуть биток на исходную
-  позицию»: ``"cue_ball"`` (default) returns the cue ball only, the other balls staying
-  where the miss left them; ``"every_ball"`` (WPBSA) restores the whole position.
-* ``last_red`` (SN-25/26/35, AS-22/23/30, AMB-34): after the last red is potted the
-  colours are on «в порядке возрастания их стоимости»: ``"in_order"`` (default) makes the
-  yellow the ball on; ``"nominated"`` (WPBSA) lets the striker nominate any colour first
-  (re-spotted if potted), then the colours in order.
-* ``replay_free_ball`` (SN-61/68, AMB-37(d)): the free ball goes to the incoming player
-  who «принимает сложившуюся позицию и производит следующий удар»: ``"incoming_only"``
-  (default); ``"offender_too"`` (WPBSA) gives it also to an offender asked to play again.
+* ``miss_restore`` (SN-58): ``"cue_ball"`` (default, «вернуть биток на исходную позицию»)
+  returns the cue ball only; ``"every_ball"`` (WPBSA) restores the whole position.
+* ``last_red`` (SN-35, AS-30): ``"in_order"`` (default, «в порядке возрастания») makes the
+  yellow the ball on; ``"nominated"`` (WPBSA) lets the striker nominate any colour first.
+* ``replay_free_ball`` (SN-61/68): ``"incoming_only"`` (default); ``"offender_too"``
+  (WPBSA) gives the free ball also to an offender asked to play again.
 
-:func:`snooker_options` builds and checks them; the referee takes them as a static
-argument (``judge(..., opts=...)``, ``choose(..., opts=...)``). Decisions and quotations:
+:func:`snooker_options` builds and checks them; the referee takes them as a static argument
+(``judge(..., opts=...)``, ``choose(..., opts=...)``). Decisions and quotations:
 docs/rules.md, "Snooker options".
 """
 

@@ -66,7 +66,7 @@ def test_pocket_window_narrows_off_the_axis_and_with_distance():
 @pytest.fixture(scope="module")
 def pot_layouts():
     env = F.FuncEnv(task="pot-shot", table=TABLE, noise=0.0)
-    states = jax.jit(jax.vmap(lambda k: F.init(env, k)))(jax.random.split(jax.random.PRNGKey(0), 128))
+    states = jax.jit(jax.vmap(lambda k: F.init(env, k)))(jax.random.split(jax.random.PRNGKey(0), 512))
     return env, states
 
 
@@ -84,16 +84,20 @@ def test_throw_corrected_aim_pots_more_than_the_ghost_ball_aim(pot_layouts):
 
     corrected, plain, legal = map(np.asarray, jax.jit(jax.vmap(both))(states))
     assert legal.mean() > 0.95
-    assert corrected.mean() >= plain.mean() + 0.02
+    # paired: of the layouts where the two aims part, the corrected one pots more (27 against
+    # 14 here; the jaws of Mathavan's cushion turn a few near misses either way)
+    only_corrected = int(np.sum((corrected > 0) & (plain == 0)))
+    only_plain = int(np.sum((plain > 0) & (corrected == 0)))
+    assert only_corrected > 1.5 * only_plain
     assert corrected.mean() > 0.9
 
 
 def test_menu_shapes_mask_and_the_ghost_last(pot_layouts):
     env, states = pot_layouts
     m = jax.jit(jax.vmap(lambda s: M.menu(env, s)))(states)
-    k = M.size()
-    assert m.features.shape == (128, k, M.NUM_FEATURES) and m.features.dtype == jnp.float32
-    assert m.legal.shape == (128, k)
+    k, n = M.size(), jax.tree_util.tree_leaves(states)[0].shape[0]
+    assert m.features.shape == (n, k, M.NUM_FEATURES) and m.features.dtype == jnp.float32
+    assert m.legal.shape == (n, k)
     assert bool(jnp.all(m.legal[:, -1]))  # the ghost's own decision is always on the menu
     assert bool(jnp.all(jnp.isfinite(m.features)))
     # an empty slot repeats the ghost's decision, so any index is a playable action
