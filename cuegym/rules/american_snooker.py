@@ -2,13 +2,13 @@
 (:mod:`cuegym.rules.snooker`) under the American rules, pure JAX.
 
 AS-01: snooker played on American pocket-billiard principles, so the rules are snooker's
-under a static :class:`~cuegym.rules.snooker.Variant` rather than a referee of their own:
-same state, phases, declarations and files (:mod:`cuegym.positions.snooker_play`), on
-``american-snooker-10ft``, ``american-snooker-12ft`` or ``snooker-12ft``. The differences:
-every foul gives 7 (AS-39); the break (AS-14..16); a pot or cushion after the ball on
-(AS-18); balls off the table (AS-32, AS-37/38); re-spotting to higher spots only (AS-35); no
-free ball, miss, angled or touching-ball rules (AS-40); POOL-GEN's cue-action fouls
-POOL-GEN-39..41 (AS-01). The rule options are snooker's (``last_red`` matters here).
+under a static :class:`~cuegym.rules.snooker.Variant`: same state, phases, declarations and
+files (:mod:`cuegym.positions.snooker_play`). Tables AS-02, AS-03 (AMB-46); AS-04, AS-05,
+AS-06, AS-07 as snooker. The differences: every foul gives 7 (AS-39); the break (AS-14,
+AS-15, AS-16, AMB-45); a pot or cushion after the ball on (AS-18); balls off the table (AS-32,
+AMB-44; the cue ball AS-37, AS-38); re-spotting to higher spots only (AS-35, AMB-41); no free
+ball, miss, angled or touching-ball rules (AS-40, AMB-04); the cue-action fouls POOL-GEN-39,
+POOL-GEN-40, POOL-GEN-41 (AS-01). The rule options are snooker's (``last_red`` here).
 
 Each difference in full: docs/rules.md, "American snooker".
 """

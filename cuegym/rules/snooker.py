@@ -1,17 +1,17 @@
 """International snooker referee (catalogue section SN), pure JAX.
 
-Snooker is self-contained (catalogue §5, AMB-04): none of the Russian general rules apply, so
-it has its own state (:class:`SnookerState`: ``ball_on``, ``free_ball``, the position to
-restore after a miss), ruling and decision phases (``normal``, ``in_hand_d``, ``foul_choice``,
-``lag``, ``frame_over``), and an environment can expose every decision with a legal mask.
-Two players, 22 balls in the order of ``cuegym.positions.SNOOKER_BALLS``, on
-``snooker-12ft``; :func:`initial_layout` is the SN-07 set-up (AMB-03).
+Self-contained (AMB-04): none of the Russian general rules apply, so it has its own state
+(:class:`SnookerState`), ruling and decision phases, each exposable with a legal mask. Two
+players, 22 balls (``cuegym.positions.SNOOKER_BALLS``) on ``snooker-12ft``;
+:func:`initial_layout` is the set-up. Clauses placed here: SN-01, SN-02, SN-03, SN-04,
+SN-05, SN-06, SN-07, SN-08, SN-09 (AMB-03); the ball on SN-22, SN-24, SN-25, SN-26, SN-35
+(AMB-34); the free ball SN-60, SN-61 (AMB-37); the foul choices SN-19, SN-50, SN-58, SN-68;
+in hand in the D SN-10, SN-17, SN-43; the lag when level after the black SN-15.
 
 ``judge(spec, state, decl, summ, start_xy, start_on, final)`` rules on one stroke and returns
-``(SnookerRuling, SnookerState)``; jit it with ``spec`` static, vmap it over tables. Types:
-:mod:`cuegym.rules.snooker_types` (re-exported here); rule options (the original's readings
-by default, WPBSA practice on request): :mod:`cuegym.rules.snooker_options`. API, state,
-phases, clauses and readings: docs/rules.md, "Snooker".
+``(SnookerRuling, SnookerState)``; jit it with ``spec`` static. Types:
+:mod:`cuegym.rules.snooker_types`; rule options (the original's readings by default):
+:mod:`cuegym.rules.snooker_options`. API and readings: docs/rules.md, "Snooker".
 """
 
 from __future__ import annotations

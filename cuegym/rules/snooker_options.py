@@ -5,10 +5,10 @@ differently, an option gives the practice:
 
 * ``miss_restore`` (SN-58): ``"cue_ball"`` (default, «вернуть биток на исходную позицию»)
   returns the cue ball only; ``"every_ball"`` (WPBSA) restores the whole position.
-* ``last_red`` (SN-35, AS-30): ``"in_order"`` (default, «в порядке возрастания») makes the
-  yellow the ball on; ``"nominated"`` (WPBSA) lets the striker nominate any colour first.
-* ``replay_free_ball`` (SN-61/68): ``"incoming_only"`` (default); ``"offender_too"``
-  (WPBSA) gives the free ball also to an offender asked to play again.
+* ``last_red`` (SN-25, SN-26, SN-35, AS-22, AS-23, AS-30, AMB-34): ``"in_order"`` (default,
+  «в порядке возрастания»): the yellow is on; ``"nominated"`` (WPBSA): any colour first.
+* ``replay_free_ball`` (SN-61, SN-68, AMB-37): ``"incoming_only"`` (default);
+  ``"offender_too"`` (WPBSA) gives the free ball also to an offender asked to play again.
 
 :func:`snooker_options` builds and checks them; the referee takes them as a static argument
 (``judge(..., opts=...)``, ``choose(..., opts=...)``). Decisions and quotations:
