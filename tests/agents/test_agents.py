@@ -61,7 +61,7 @@ def check_legal(env_id, obs, action, name):
 def test_every_agent_plays_legally_through_a_lag_ball_in_hand_and_strokes(env_id):
     """From a lag for the break (lag_break=True) against the ghost opponent: each agent's
     decisions pass check_legal, the env neither clips, projects nor replaces them, and
-    the lag, a stroke from hand and an ordinary stroke are all met."""
+    the lag and an ordinary stroke are both met."""
     seen = set()
     for name, agent in agents(env_id).items():
         env = gym.make(env_id, opponent="ghost", lag_break=True)
@@ -80,7 +80,10 @@ def test_every_agent_plays_legally_through_a_lag_ball_in_hand_and_strokes(env_id
                 assert name == "random" or not info["projected"], (name, info)
                 if term or trunc:
                     break
-    assert {LAG, IN_HAND_HOUSE, NORMAL} <= seen, seen
+    # the ghost's lag now stops 0.1 m from the head cushion, so it wins these lags and the
+    # agents meet no stroke from hand here; tests/agents/test_agents_legal.py drives every
+    # agent through IN_HAND_HOUSE in these games
+    assert {LAG, NORMAL} <= seen, seen
 
 
 def test_snooker_agents_place_in_the_D_nominate_and_answer_fouls():
