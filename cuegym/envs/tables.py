@@ -294,7 +294,7 @@ class HostTables:
 def cold_compile_s(n_balls: int) -> float:
     """Roughly how long [s] a step's program takes to compile with an empty cache on a
     2-core machine, by the balls on the table (the event loop grows with them); the figures
-    per id are in the README's "Performance"."""
+    per id are in the guide's "Performance" (docs/guide.md)."""
     return 10.0 if n_balls <= 2 else 15.0 if n_balls <= 16 else 20.0
 
 

@@ -6,7 +6,7 @@
 (:mod:`cuegym.tools.bench_measure`): ``lanes`` (each lane takes the next shot as soon as its
 own ends) or ``batches`` (each batch waits for its slowest shot). It reports shots/s after a
 warm-up, events per shot, the fraction truncated, lane efficiency and the same shots one at a
-time for the batching gain (:mod:`cuegym.tools.bench_report`; README "Performance").
+time for the batching gain (:mod:`cuegym.tools.bench_report`; docs/guide.md, "Performance").
 ``experiments/bench_physics.py`` runs the matrix (:mod:`cuegym.tools.bench_suite`).
 """
 

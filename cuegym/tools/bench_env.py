@@ -12,7 +12,7 @@ It exists to keep the host's share of a step small (target under 10 %) and to me
 without charging the timer to the env.
 
 Writes the JSON (and a ``.md`` beside it) and prints the markdown tables. Method, options and
-caveats: docs/envs.md, "Performance"; figures: README.md, "Performance".
+caveats: docs/envs.md, "Performance"; figures: docs/guide.md, "Performance".
 """
 
 from __future__ import annotations

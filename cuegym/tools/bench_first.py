@@ -4,7 +4,7 @@ cache), with the resident memory of the env.
 
 Each measurement is its own interpreter, so nothing compiled by the benchmark's process or
 an earlier id is reused; the cold and warm runs share a temporary cache folder that is
-removed afterwards. Figures and the command are in the README's "Performance".
+removed afterwards. Figures and the command are in the guide's "Performance" (docs/guide.md).
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ the break shot, and compile-only runs with the persistent compilation cache.
 
 Each timing follows a warm-up call of the same shapes with zero-speed shots (nothing moves,
 the event loop exits at once), so the warm-up's time is compile time and the timed shots are
-not run twice (README "Performance").
+not run twice (docs/guide.md, "Performance").
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Seeded layouts and random shots of the physics benchmark (README "Performance").
+"""Seeded layouts and random shots of the physics benchmark (docs/guide.md, "Performance").
 
 Layouts: ``full`` is the cue ball (index 0) at a random spot of the house (y below the
 head line; inside the D on tables that have one) plus the table's full rack (pyramid rack,

@@ -160,7 +160,7 @@ def suite_markdown(suite: dict) -> str:
 
 def suite_main(argv=None) -> int:
     """``experiments/bench_physics.py [--quick] [--out FILE] [--max-events N]``."""
-    p = argparse.ArgumentParser(prog="bench_physics", description="The physics benchmark matrix (README.md, Performance).")
+    p = argparse.ArgumentParser(prog="bench_physics", description="The physics benchmark matrix (docs/guide.md, Performance).")
     p.add_argument("--quick", action="store_true", help="batch 1 and 64 only, fewer shots")
     p.add_argument("--out", default="results/bench_physics.json")
     p.add_argument("--max-events", type=int, default=SUITE_MAX_EVENTS,

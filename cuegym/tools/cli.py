@@ -1,4 +1,4 @@
-"""The ``cuegym`` command line (README "Command line"; position files: docs/rules.md).
+"""The ``cuegym`` command line (docs/guide.md, "Command line"; position files: docs/rules.md).
 
 ``cuegym simulate POSITION --shot SHOT`` strikes a shot on a position and prints what
 happened as JSON: ``events`` (each with ``t``, ``kind``, ``balls``, ``pos`` and ``vel`` of
