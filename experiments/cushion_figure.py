@@ -58,25 +58,19 @@ def cuegym_curves(spec) -> dict:
 
 def pooltool_curves(spec) -> dict:
     try:
-        from pooltool.physics.resolve.ball_cushion.han_2005.model import han2005
-        from pooltool.physics.resolve.ball_cushion.mathavan_2010.model import solve
+        import pooltool  # noqa: F401
     except ImportError:
         return {}
-    R, m, h = spec.ball_radius, spec.ball_mass, spec.cushion_height
+    from cuegym.tools.compare_pooltool import pooltool_rebound
+
     out = {}
     for speed in SPEEDS:
         for spin in SPINS:
-            v, w = ways_in(speed, spin, R)
-            han, mat = [], []
-            for vi, wi in zip(v, w):
-                han.append(han2005(np.array([[0, 0, R], vi, wi]), np.array([1.0, 0.0]), R, m, h, spec.e_cushion,
-                                   spec.mu_cushion)[1])
-                vx, vy, *_ = solve(m, R, h, spec.e_cushion, spec.mu_slide, spec.mu_cushion, -vi[1], vi[0], -wi[1],
-                                   wi[0], wi[2], 20000, 1e-5)
-                mat.append([vy, -vx, 0.0])
-            for name, rows in (("pooltool han_2005", han), ("pooltool mathavan_2010", mat)):
+            v, w = ways_in(speed, spin, spec.ball_radius)
+            for model in ("han_2005", "mathavan_2010"):
+                rows = [pooltool_rebound(model, spec, vi, wi)[0] for vi, wi in zip(v, w)]
                 angle, sp = rebound_angle_speed(np.array(rows))
-                out[f"{name}|{speed}|{spin}"] = (angle.tolist(), sp.tolist())
+                out[f"pooltool {model}|{speed}|{spin}"] = (angle.tolist(), sp.tolist())
     return out
 
 

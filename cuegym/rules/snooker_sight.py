@@ -60,6 +60,14 @@ def _jaws(spec):
         return np.asarray(table.jaw_c, np.float64), np.asarray(table.jaw_r, np.float64) + spec.ball_radius
 
 
+def _free_d_samples(spec, xy, present):
+    """The D's sample positions (S, 2) [m] (:func:`d_samples`) and which of them (S,) bool a
+    cue ball can take, clear of the balls ``present`` (N,) at ``xy`` (N, 2)."""
+    samples = jnp.asarray(d_samples(spec))
+    gap2 = jnp.sum((samples[:, None] - xy[None]) ** 2, -1)
+    return samples, jnp.all(~present[None] | (gap2 >= (2 * spec.ball_radius) ** 2), -1)
+
+
 @functools.lru_cache(maxsize=None)
 def d_samples(spec) -> np.ndarray:
     """(P, 2) sample positions [m] in the D (SN-47): its centre and rings at fractions
@@ -287,9 +295,8 @@ def sight(spec, cue_xy, in_hand, xy, targets, obstacles, extra=None, find_effect
     obstacles = jnp.asarray(obstacles, bool) & ~targets
     extra = jnp.zeros_like(targets) if extra is None else jnp.asarray(extra, bool)
     cue_xy = jnp.asarray(cue_xy, jnp.float64)
-    samples = jnp.asarray(d_samples(spec))
-    gap2 = jnp.sum((samples[:, None] - xy[None]) ** 2, -1)
-    free = in_hand & jnp.all(~(targets | obstacles)[None] | (gap2 >= (2 * spec.ball_radius) ** 2), -1)
+    samples, free = _free_d_samples(spec, xy, targets | obstacles)
+    free = in_hand & free
 
     def at(c):
         reach, reach_wo, reach_jaw = _open_all(spec, c, xy, targets, obstacles, extra)
@@ -374,9 +381,7 @@ def bank_reachable(spec, cue_xy, in_hand, xy, targets, obstacles, need=True):
     xy = jnp.asarray(xy, jnp.float64)
     targets = jnp.asarray(targets, bool)
     obstacles = jnp.asarray(obstacles, bool) & ~targets
-    samples = jnp.asarray(d_samples(spec))
-    gap2 = jnp.sum((samples[:, None] - xy[None]) ** 2, -1)
-    free = jnp.all(~(targets | obstacles)[None] | (gap2 >= (2 * spec.ball_radius) ** 2), -1)
+    samples, free = _free_d_samples(spec, xy, targets | obstacles)
 
     def test():
         here = _bank_open(spec, jnp.asarray(cue_xy, jnp.float64), xy, targets, obstacles)

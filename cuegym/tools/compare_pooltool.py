@@ -157,36 +157,48 @@ def play_pooltool(case: Case, cushion: str = "han_2005") -> Played:
     return Played(evs, final, pocket, pocket_t, positions, wall)
 
 
+def pooltool_rebound(model: str, spec, v, w, steps: dict = MATHAVAN_STEPS):
+    """Velocity and spin ((3,) each) after one cushion contact by pooltool's own function of
+    ``model`` ('han_2005' or 'mathavan_2010'), for a ball on the bed of table ``spec`` with
+    velocity ``v`` and spin ``w`` (3,) meeting a cushion whose normal into it is +x."""
+    _pooltool()
+    R, m, h = spec.ball_radius, spec.ball_mass, spec.cushion_height
+    if model == "han_2005":
+        from pooltool.physics.resolve.ball_cushion.han_2005.model import han2005
+
+        out = han2005(np.array([[0.0, 0.0, R], v, w]), np.array([1.0, 0.0]), R, m, h, spec.e_cushion, spec.mu_cushion)
+        return out[1], out[2]
+    from pooltool.physics.resolve.ball_cushion.mathavan_2010.model import solve
+
+    # pooltool's Mathavan frame: y into the cushion, x = y cross z
+    vx, vy, wx, wy, wz = solve(m, R, h, spec.e_cushion, spec.mu_slide, spec.mu_cushion, -v[1], v[0], -w[1], w[0], w[2],
+                               steps["max_steps"], steps["delta_p"])
+    return np.array([vy, -vx, 0.0]), np.array([wy, -wx, wz])
+
+
 def cushion_cases() -> dict:
     """One cushion contact, many ways in, resolved by pooltool's Han 2005 and Mathavan 2010
     functions (the reference values of ``tests/physics/test_cushion_models.py``). The frame:
     the cushion's normal into it along +x, the ball on the bed; each case gives the table
     whose ball and cushion figures it takes, the velocity and spin in, and each model's out."""
-    _pooltool()
-    from pooltool.physics.resolve.ball_cushion.han_2005.model import han2005
-    from pooltool.physics.resolve.ball_cushion.mathavan_2010.model import solve
-
     from cuegym.physics import get_spec
 
     cases = []
     for table in ("pool-9ft", "snooker-12ft"):
         s = get_spec(table)
-        R, m, h = s.ball_radius, s.ball_mass, s.cushion_height
         for speed in (0.5, 1.0, 2.5):
             for inc in (0.0, 30.0, 60.0):
                 a = math.radians(inc)
                 v = np.array([speed * math.cos(a), speed * math.sin(a), 0.0])
-                rolling = np.array([-v[1], v[0], 0.0]) / R
+                rolling = np.array([-v[1], v[0], 0.0]) / s.ball_radius
+                side = np.array([0.0, 0.0, speed / s.ball_radius])
                 for spin, w in (("rolling", rolling), ("stun", 0 * rolling), ("draw", -0.5 * rolling),
-                                ("running side", rolling + (0, 0, speed / R)), ("check side", rolling - (0, 0, speed / R))):
-                    rvw = np.array([[0.0, 0.0, R], v, w])
-                    out_h = han2005(rvw.copy(), np.array([1.0, 0.0]), R, m, h, s.e_cushion, s.mu_cushion)
-                    # pooltool's Mathavan frame: y into the cushion, x = y cross z
-                    vx, vy, wx, wy, wz = solve(m, R, h, s.e_cushion, s.mu_slide, s.mu_cushion, -v[1], v[0], -w[1], w[0],
-                                               w[2], MATHAVAN_STEPS["max_steps"], MATHAVAN_STEPS["delta_p"])
-                    cases.append({"table": table, "speed": speed, "incidence": inc, "spin": spin, "v": v.tolist(),
-                                  "w": w.tolist(), "han_2005": [out_h[1].tolist(), out_h[2].tolist()],
-                                  "mathavan_2010": [[vy, -vx, 0.0], [wy, -wx, wz]]})
+                                ("running side", rolling + side), ("check side", rolling - side)):
+                    case = {"table": table, "speed": speed, "incidence": inc, "spin": spin, "v": v.tolist(),
+                            "w": w.tolist()}
+                    for model in ("han_2005", "mathavan_2010"):
+                        case[model] = [x.tolist() for x in pooltool_rebound(model, s, v, w)]
+                    cases.append(case)
     return {"pooltool": _pooltool().__version__, "mathavan_steps": MATHAVAN_STEPS, "cases": cases}
 
 
