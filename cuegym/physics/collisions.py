@@ -26,6 +26,7 @@ from cuegym.physics.resting import (
     CONTACT_DEPTH,
     held_by_cluster,
     held_neighbour,
+    held_neighbour_of,
     moving_neighbour,
     pushed_neighbour,
     supported,
@@ -169,11 +170,13 @@ def ball_ball(balls: BallState, i, j, table, throw=True) -> BallState:
     along = _along(rv_m[:2], n_m[:2])
     push_low = jnp.where(grounded_i, -n[:2], n[:2])  # the way the push drives the lower ball
     # the held ball a push drives a ball on the bed into: the lower ball's (rule 5) or the
-    # mover's second (rule 6); the two cases exclude each other, so one search serves both
-    against = (*held_neighbour(balls, jnp.where(on_bed, lower, mover), jnp.where(on_bed, push_low, along), R,
-                               exclude=jnp.where(on_bed, -1, held_ball)), jnp.zeros(()))
-    # a free ball on the bed that the push drives the lower ball into shares the push (rule 5)
+    # second of the mover and the group it moves with (rule 6); the two cases exclude each
+    # other, so one search serves both
     ids = jnp.arange(balls.r.shape[0])
+    body = jnp.where(on_bed, ids == lower, (ids == mover) | held_group)
+    against = (*held_neighbour_of(balls, body, jnp.where(on_bed, push_low, along), R,
+                                  exclude=~on_bed & (ids == held_ball)), jnp.zeros(()))
+    # a free ball on the bed that the push drives the lower ball into shares the push (rule 5)
     nb_h, nb, nb_found = pushed_neighbour(balls, carried | (ids == lower), push_low, R)
     # a ball held at rest that the push drives the group into (through any of its balls)
     # constrains it as one the lower ball touches does

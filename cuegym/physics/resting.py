@@ -186,6 +186,34 @@ def held_neighbour(balls: BallState, k, push_xy, R, exclude=-1):
     return h[best], jnp.any(candidate)
 
 
+def held_neighbour_of(balls: BallState, body, push_xy, R, exclude):
+    """((2,), () bool): as :func:`held_neighbour`, from any ball of ``body`` (N,) bool (a ball
+    and the balls moving as one with it) to a touching ball outside it and ``exclude`` (N,)
+    bool, held at rest in the direction ``push_xy`` (2,) drives the body into it; the most
+    nearly head-on such pair. ``R`` ball radius [m].
+
+    A group rolling along a held ball that one of its balls touches can be driven into a
+    second held ball by another of its balls: both bound the group's velocity at once
+    (``collisions._along_held``). Taken one at a time, two held balls on nearly opposite
+    sides trade the group's velocity back and forth at one instant, the part each takes
+    shrinking by the square of the angle between them per exchange, without end."""
+    d = balls.r[None, :, :2] - balls.r[:, None, :2]  # [q, m]: from ball q to ball m
+    dist2 = dot(d, d)
+    h = d * (1.0 / jnp.sqrt(jnp.where(dist2 > 0, dist2, 1.0)))[..., None]
+    near = dist2 <= (2.0 * R + CONTACT_DEPTH) ** 2
+    into = h[..., 0] * push_xy[0] + h[..., 1] * push_xy[1]
+    at_rest = (balls.state == STATIONARY) | (balls.state == SPINNING)
+    n = balls.r.shape[0]
+    # held_by_cluster(m, h[q, m]) for every pair: m at rest touches a ball p at rest on the
+    # side h[q, m] pushes it towards
+    rest_link = near & at_rest[:, None] & at_rest[None, :] & ~jnp.eye(n, dtype=bool)  # [m, p]
+    toward = (d[None, :, :, 0] * h[:, :, None, 0] + d[None, :, :, 1] * h[:, :, None, 1]) > 0  # [q, m, p]
+    backed = jnp.any(rest_link[None] & toward, axis=2)
+    candidate = near & (into > 0) & backed & body[:, None] & ~(body | exclude)[None, :]
+    best = jnp.argmax(jnp.where(candidate, into, -jnp.inf).reshape(-1))
+    return h.reshape(n * n, 2)[best], jnp.any(candidate)
+
+
 def pushed_neighbour(balls: BallState, body, push_xy, R):
     """((2,), () int, () bool): the horizontal unit vector from a ball of ``body`` (N,) bool
     (the ball on the bed and the balls moving as one with it) to a touching ball (within

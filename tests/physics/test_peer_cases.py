@@ -816,3 +816,66 @@ def test_fuzz_bent_line_against_a_held_ball_takes_no_endless_instant(bent_line):
     assert line and max(line) < 1000, f"{len(line)} contacts along the line 6-7-8, the last at event {max(line)}"
     slide = [k for k in range(n) if int(log.kind[k]) == ev.BALL and {int(log.ball[k]), int(log.other[k])} == {1, 6}]
     assert len(slide) > 0.5 * n and t[n - 1] > t[0] + 2e-3  # the slide, a microsecond or so an event
+
+
+# the fuzzer's 10^6-shot run on Mathavan's cushion, snooker-12ft:mixed:7:3875 (a break), at
+# 2.2376 s: held balls 8 (backed by 7, 9) and 20 (by 16, 21), and between them the group
+# 11-12-14-15 rolling at 0.7 mm/s along both (slots 1-10 here: balls 7, 8, 9, 11, 12, 14, 15,
+# 16, 20, 21; each row: state, r, v, w as hex floats)
+PINCHED_GROUP = (
+    "0 0x1.c000000000000p-1 0x1.56b85a4f00ef2p+1 0x0.0p+0 0x0.0p+0 0x0.0p+0 0x0.0p+0 0x0.0p+0 0x0.0p+0 0x0.0p+0",
+    "0 0x1.b28f5a7b7698ep-1 0x1.5c8a324922350p+1 0x0.0p+0 0x0.0p+0 0x0.0p+0 0x0.0p+0 0x0.0p+0 0x0.0p+0 0x0.0p+0",
+    "0 0x1.cd70a58489672p-1 0x1.5c8a324922350p+1 0x0.0p+0 0x0.0p+0 0x0.0p+0 0x0.0p+0 0x0.0p+0 0x0.0p+0 0x0.0p+0",
+    "3 0x1.bffff64092f1cp-1 0x1.625c0ab379b65p+1 0x0.0p+0 0x1.4da0e9f9f865bp-11 -0x1.813ebf2da8518p-12 0x0.0p+0 0x1.caa0082a29e72p-7 0x1.8d2d474e27b60p-6 0x1.9aef360bc0ad0p-1",
+    "3 0x1.dae1433562a59p-1 0x1.625c0a6c80065p+1 0x0.0p+0 0x1.4da0e9f9f865bp-11 -0x1.813ebf2da8518p-12 0x0.0p+0 0x1.caa0082a29e72p-7 0x1.8d2d474e27b60p-6 -0x1.a5ad1b5750c8bp-2",
+    "3 0x1.b28f574cd6dadp-1 0x1.682de2e222734p+1 0x0.0p+0 0x1.4da0e9f9f865bp-11 -0x1.813ebf2da8518p-12 0x0.0p+0 0x1.caa0082a29e72p-7 0x1.8d2d474e27b60p-6 -0x1.4bfc42d46fe5bp-3",
+    "3 0x1.cd70a04f8324fp-1 0x1.682de3f5c53c5p+1 0x0.0p+0 0x1.4da0e9f9f865bp-11 -0x1.813ebf2da8518p-12 0x0.0p+0 0x1.caa0082a29e72p-7 0x1.8d2d474e27b60p-6 0x1.71e1be69eeec8p-3",
+    "0 0x1.e851f08d9c355p-1 0x1.682de23d64c0cp+1 0x0.0p+0 0x0.0p+0 0x0.0p+0 0x0.0p+0 0x0.0p+0 0x0.0p+0 0x0.0p+0",
+    "0 0x1.dae14b0912ce4p-1 0x1.6dffba378606ap+1 0x0.0p+0 0x0.0p+0 0x0.0p+0 0x0.0p+0 0x0.0p+0 0x0.0p+0 0x0.0p+0",
+    "0 0x1.f5c29612259c7p-1 0x1.6dffba378606ap+1 0x0.0p+0 0x0.0p+0 0x0.0p+0 0x0.0p+0 0x0.0p+0 0x0.0p+0 0x0.0p+0",
+)
+
+
+@pytest.fixture(scope="module")
+def pinched_group():
+    table = get_table("snooker-12ft")
+    n = len(PINCHED_GROUP) + 1
+    r, v, w = np.zeros((1, n, 3)), np.zeros((1, n, 3)), np.zeros((1, n, 3))
+    state = np.zeros((1, n), np.int32)
+    r[0, 0] = (0.3, 0.3, 0.0)
+    for k, row in enumerate(PINCHED_GROUP, 1):
+        st, *x = row.split()
+        state[0, k] = int(st)
+        r[0, k], v[0, k], w[0, k] = (np.array([float.fromhex(s) for s in x[3 * q:3 * q + 3]]) for q in range(3))
+    balls = BallState(jnp.asarray(r), jnp.asarray(v), jnp.asarray(w), jnp.asarray(state), jnp.full((1, n), -1, jnp.int32))
+    z = jnp.zeros(1)
+    res = simulate_batch(table, balls, Shot(jnp.zeros(1, jnp.int32), z, z, z, z, z), max_events=PINCHED_EVENTS,
+                         log_capacity=PINCHED_EVENTS + 2)
+    aud = jax.vmap(lambda b, lg: audit_log(table, b, lg))(balls, res[1])
+    return jax.tree_util.tree_map(lambda x: np.asarray(x)[0], (balls, *res, aud))
+
+
+PINCHED_EVENTS = 2_000
+
+
+def test_fuzz_group_between_two_held_balls_takes_no_endless_instant(pinched_group):
+    """A group rolling along two held balls that two of its balls touch on nearly opposite
+    sides (8 against 11, 20 against 15; their normals 2e-6 rad from antiparallel) is bound
+    by both at once (rule 6, the second held ball searched from every ball of the group).
+    Taken one at a time, each took its part of the group's velocity and left a part of about
+    2e-6 of it driving into the other, at one instant without end: the fuzzer's shot was cut
+    at the cap (100,000 events), and from this state 2,000 events pass at one instant. The
+    group's velocity lies outside the thin wedge the two allow, so it stops at once, touching
+    both, and nothing else moves (it would have rolled about 3 um before rolling resistance
+    stopped it)."""
+    balls, final, log, _, aud = pinched_group
+    check_events(aud, "pinched group")
+    assert not log.truncated
+    n = int(log.count)
+    assert n < 20, f"{n} events"
+    assert np.all(final.state[1:] == STATIONARY)
+    moved = np.linalg.norm(final.r[1:, :2] - balls.r[1:, :2], axis=1)
+    assert moved.max() < 5e-6, moved
+    r_snooker = float(get_table("snooker-12ft").radius)
+    gaps = [np.linalg.norm(final.r[a, :2] - final.r[b, :2]) - 2 * r_snooker for a, b in ((2, 4), (7, 9))]
+    assert max(abs(g) for g in gaps) < 1e-6, gaps
