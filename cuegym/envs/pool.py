@@ -97,7 +97,8 @@ class Batch(NamedTuple):
     (:func:`cuegym.envs.record.record`: the observation and the frame's flags, what the
     host front reads), ``reward`` (B,) float64 (the agent's; without an opponent, the player
     who acted), ``terminated``, ``truncated`` (B,) bool, ``agent`` (:class:`Decision`),
-    ``strokes`` (B,) int32 the opponent's decisions played."""
+    ``strokes`` (B,) int32 the opponent's decisions played, ``rewards`` (B, P) float64 every
+    player's reward over the same env step (a self-play trainer books each seat's)."""
 
     env_id: jnp.ndarray
     obs: dict
@@ -107,6 +108,7 @@ class Batch(NamedTuple):
     truncated: jnp.ndarray
     agent: Decision
     strokes: jnp.ndarray
+    rewards: jnp.ndarray
 
 
 class _Planned(Exception):  # control flow: carries the stroke out of the trace
@@ -348,7 +350,7 @@ def pool_program(task: str, table: str, num: int, batch: int) -> PoolProgram:
         reward = jnp.take_along_axis(part.total, player[:, None], 1)[:, 0]
         ended = part.state.terminated | part.state.truncated
         out = Batch(idx, obs, record(part.state, obs), reward, part.state.terminated & ~part.was_reset,
-                    part.state.truncated & ~part.was_reset, part.agent, part.strokes)
+                    part.state.truncated & ~part.was_reset, part.agent, part.strokes, part.total)
         part = part._replace(status=jnp.full_like(part.status, WAITING), done=ended & ~part.was_reset)
         return pool._replace(tables=_scatter(t, idx, part)), out
 
