@@ -436,7 +436,7 @@ class SearchAgent(Agent):
         half-width [rad] of the refining rounds' grids around the elites."""
         prepare, pick = _sweep_programs(self.env, self.budget)
         args, group, has, ghost = prepare(state, key)
-        nxt, _, _ = F.program(self.env.task, self.env.table).step(*args, self._opts(self.env)._replace(noise=jnp.asarray(0.0, jnp.float64)))
+        nxt, _, _ = F.program(self.env.task, self.env.table, self.env.snooker_rules).step(*args, self._opts(self.env)._replace(noise=jnp.asarray(0.0, jnp.float64)))
         level = jnp.asarray(self.noise, jnp.float64)
         cands = pick(state, args[1], group, has, ghost, nxt, jnp.asarray(self.position_weight, jnp.float64), level)
         return cands, float(AIM.centre_grid(self.noise))
@@ -446,7 +446,7 @@ class SearchAgent(Agent):
         elites); returns (best action, value, success, rounds)."""
         budget = self.budget
         _, _, _, lanes, score = _programs(env, budget)
-        step = F.program(env.task, env.table).step
+        step = F.program(env.task, env.table, env.snooker_rules).step
         opts = self._opts(env)
         weight = jnp.asarray(self.position_weight, jnp.float64)
         level = jnp.asarray(self.noise, jnp.float64)
@@ -523,7 +523,7 @@ class SearchAgent(Agent):
         width = NARROW["phi"]
         if budget.sweep:
             cands, width = self._sweep(state, k_prop)
-        step = F.program(self.env.task, self.env.table).step
+        step = F.program(self.env.task, self.env.table, self.env.snooker_rules).step
         opts = self._opts(self.env)
         weight = jnp.asarray(self.position_weight, jnp.float64)
         level = jnp.asarray(self.noise, jnp.float64)
@@ -555,7 +555,7 @@ class SearchAgent(Agent):
         level = jnp.asarray(self.noise if noise is None else noise, jnp.float64)
         opts = self._opts(self.env)._replace(noise=level)
         actions = {k: jnp.asarray(actions[k]) for k in FIELDS}
-        nxt, _, _ = F.program(self.env.task, self.env.table).step(*lanes(state, actions, key), opts)
+        nxt, _, _ = F.program(self.env.task, self.env.table, self.env.snooker_rules).step(*lanes(state, actions, key), opts)
         weight = jnp.asarray(self.position_weight, jnp.float64)
         value, success, _ = score(state, actions, nxt, weight, level, budget.elites)
         return {"value": np.asarray(value), "success": np.asarray(success),

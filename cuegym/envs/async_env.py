@@ -30,8 +30,8 @@ def make_async(env_id: str, num_envs: int, batch_size: int | None = None, seed: 
     """An :class:`AsyncCueEnv` of ``num_envs`` tables of the game ``env_id`` (a Gymnasium
     id such as ``"cuegym/RussianPyramid-v0"``, or a task name), handing out ``batch_size``
     at a time (None: ``num_envs``, every table each step, as EnvPool's sync mode). The
-    options are the game's (``noise``, ``max_shots``, ``table``, ...); ``opponent`` None,
-    ``"random"`` or ``"ghost"``; ``devices`` as :class:`AsyncCueEnv`'s."""
+    options are the game's (``noise``, ``max_shots``, ``table``, ``snooker_rules``, ...);
+    ``opponent`` None, ``"random"`` or ``"ghost"``; ``devices`` as :class:`AsyncCueEnv`'s."""
     try:
         task = game(env_id).name
     except (KeyError, ValueError):
@@ -87,10 +87,11 @@ class AsyncCueEnv:
         self.observation_space = gym.vector.utils.batch_space(self.single_observation_space, self.batch_size)
         self.action_space = gym.vector.utils.batch_space(self.single_action_space, self.batch_size)
         if d == 1:
-            self.program = pool_program(self.func.task, self.func.table, self.num_envs, self.batch_size)
+            self.program = pool_program(self.func.task, self.func.table, self.num_envs, self.batch_size,
+                                        self.func.snooker_rules)
         else:
             self.program = spread_pool_program(self.func.task, self.func.table, self.num_envs, self.batch_size,
-                                               self.devices)
+                                               self.devices, self.func.snooker_rules)
         self.opts = jax.device_put(F.options(self.func), home(self.devices, devices is not None, lanes=False))
         self.lay = record_layout(self.func.n_balls, self.func.players)
         self.pool = None

@@ -1,13 +1,13 @@
 """The game-agnostic functional core: ``init``, ``step``, ``observe`` of any game, pure JAX.
 
 One table per call; ``jax.vmap`` runs any batch and :func:`batched` compiles one program
-per (task, table) with the numeric :class:`Options` traced. The core holds what every game
-shares: the state (:class:`EnvState`), the configuration (:class:`FuncEnv`), the stroke
-guards, the execution noise and physics call (:func:`strike`), the lag machinery, the
-built-in opponents' switch and the batching. The games themselves are modules of
-:mod:`cuegym.envs.games`, one per task, found through the registry
-(:attr:`cuegym.envs.registry.GameDef.module`, imported lazily); the public entry points here
-dispatch to them. Tasks, phases, the action and the game protocol: docs/envs.md.
+per (task, table, snooker rule options) with the numeric :class:`Options` traced. The core
+holds what every game shares: the state (:class:`EnvState`), the configuration
+(:class:`FuncEnv`), the stroke guards, the execution noise and physics call
+(:func:`strike`), the lag machinery, the built-in opponents' switch and the batching. The
+games themselves are modules of :mod:`cuegym.envs.games`, one per task, found through the
+registry (:attr:`cuegym.envs.registry.GameDef.module`, imported lazily); the public entry
+points here dispatch to them. Tasks, phases, the action and the game protocol: docs/envs.md.
 """
 
 from __future__ import annotations
@@ -17,7 +17,9 @@ import contextvars
 import dataclasses
 import functools
 import importlib
+import inspect
 import math
+from collections.abc import Mapping
 from typing import NamedTuple
 
 import jax
@@ -39,6 +41,9 @@ from cuegym.physics.vec import pick_lanes
 from cuegym.rules import russian as ru
 from cuegym.rules.base import IN_HAND_REAR, GameState
 from cuegym.rules.catalogue import NUM_CLAUSES
+from cuegym.rules.snooker_options import ALLOWED as SNOOKER_ALLOWED
+from cuegym.rules.snooker_options import DEFAULT as SNOOKER_DEFAULT
+from cuegym.rules.snooker_options import WPBSA, SnookerOptions, check, snooker_options
 
 SHOT_KEYS = ("phi", "speed", "a", "b", "theta")
 SHOT_LOW = np.array([SHOT_LIMITS[k][0] for k in SHOT_KEYS], float)
@@ -71,6 +76,8 @@ GHOST_LAG_B = 0.4  # natural roll: the tip 2R/5 above centre, so the lag ball ro
 GHOST_LAG_REBOUND = 0.474
 GHOST_LAG_STOP = 0.10  # m: where the ghost's lag ball should stop, past the head-cushion contact
 _MOST_PLAYERS = max(g.players for g in GAMES.values())  # golf's
+SNOOKER_PRESETS = {"original": SNOOKER_DEFAULT, "wpbsa": WPBSA}
+"""The names :attr:`FuncEnv.snooker_rules` takes for whole sets of snooker rule options."""
 
 
 class LagStroke(NamedTuple):
@@ -152,7 +159,9 @@ class FuncEnv:
     the players of a golf game, 2..6 (GF-02; traced: one program serves every count; the
     other tasks are two-player games and take only 2); ``cushion`` the ball–cushion model
     (None: the table's own; docs/physics.md, "Cushions"), which then names the table
-    (``TABLE@MODEL``) and reads back as the model in use."""
+    (``TABLE@MODEL``) and reads back as the model in use; ``snooker_rules`` the snooker
+    referees' rule options (:func:`snooker_rules`; Snooker and AmericanSnooker only), which
+    read back as a :class:`~cuegym.rules.snooker_options.SnookerOptions`."""
 
     task: str = DEFAULT_TASK
     table: str | None = None  # None: the task's table (cuegym.envs.registry.GameDef.table)
@@ -164,6 +173,7 @@ class FuncEnv:
     lag_break: bool = False
     num_players: int = 2
     cushion: str | None = None  # None: the table's own model (cuegym.physics.cushion.MODELS)
+    snooker_rules: SnookerOptions | Mapping | str | None = None  # None: the original's readings
 
     def __post_init__(self):
         if self.task not in GAMES:
@@ -208,6 +218,11 @@ class FuncEnv:
         if not 2 <= self.num_players <= GAMES[self.task].players:
             raise ValueError(f"num_players: {self.task} is a two-player game (2); only golf takes 2..{_MOST_PLAYERS}, "
                              f"got {self.num_players!r}")
+        # options, not a dict: hashable, so the env stays a static part of the programs
+        object.__setattr__(self, "snooker_rules", snooker_rules(self.snooker_rules))
+        if self.snooker_rules != SNOOKER_DEFAULT and family != "snooker":
+            raise ValueError(f"snooker_rules: only for {', '.join(family_games('snooker'))}, not {self.task!r} "
+                             f"(leave it None)")
 
     @property
     def spec(self):
@@ -226,6 +241,47 @@ class FuncEnv:
     @property
     def scale(self) -> float:
         return GAMES[self.task].reward_scale if self.reward_scale is None else float(self.reward_scale)
+
+
+def snooker_rules(value) -> SnookerOptions:
+    """The checked options of a ``snooker_rules`` value: None or ``"original"`` the defaults
+    (the original's readings), ``"wpbsa"`` every option at WPBSA practice, a dict of option
+    values (the others default) or a :class:`~cuegym.rules.snooker_options.SnookerOptions`.
+    ValueError naming ``snooker_rules`` and what is allowed."""
+    if value is None:
+        return SNOOKER_DEFAULT
+    try:
+        if isinstance(value, str) and value in SNOOKER_PRESETS:
+            return SNOOKER_PRESETS[value]
+        if isinstance(value, SnookerOptions):
+            return check(value)
+        if isinstance(value, Mapping):
+            # a key that is not a string is reported as an unknown option, not a TypeError
+            return snooker_options(**{str(k): v for k, v in value.items()})
+    except ValueError as e:
+        raise ValueError(f"snooker_rules: {e}") from None
+    options = "; ".join(f"{k}: {' or '.join(v)}" for k, v in SNOOKER_ALLOWED.items())
+    raise ValueError(f"snooker_rules: None, {' or '.join(map(repr, SNOOKER_PRESETS))}, a dict of options ({options}) "
+                     f"or a SnookerOptions; got {value!r}")
+
+
+def cached_by_rules(fn):
+    """``functools.lru_cache`` of ``fn``, whose last parameter ``rules`` (a ``snooker_rules``
+    value, default None) is keyed by :func:`snooker_rules`, and the other arguments bound as
+    positionals: a call that leaves the rules out and one that passes the defaults share one
+    entry, so one program is built and compiled."""
+    sig = inspect.signature(fn)
+    cached = functools.lru_cache(maxsize=None)(fn)
+
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        bound = sig.bind(*args, **kwargs)
+        bound.apply_defaults()
+        bound.arguments["rules"] = snooker_rules(bound.arguments["rules"])
+        return cached(*bound.args)
+
+    call.cache_info, call.cache_clear = cached.cache_info, cached.cache_clear
+    return call
 
 
 def _real(x) -> bool:
@@ -535,14 +591,15 @@ def opponent_action(env: FuncEnv, state: EnvState, action, key, code):
 
 
 class Program(NamedTuple):
-    """The jitted batch functions of one (task, table); see :func:`batched`."""
+    """The jitted batch functions of one (task, table, snooker rules); see :func:`batched`."""
 
     reset: object
     step: object
 
 
 def batched(env: FuncEnv, devices=None) -> Program:
-    """Jitted functions over a leading batch axis B, one program per (task, table):
+    """Jitted functions over a leading batch axis B, one program per (task, table, snooker
+    rules):
 
     * ``reset(keys (B, 2) uint32, opts) -> (state, obs, keys)``: new episodes; the keys
       returned are the lanes' next keys.
@@ -560,24 +617,25 @@ def batched(env: FuncEnv, devices=None) -> Program:
     the lane axis over the same devices (``jax.sharding.NamedSharding`` of
     :func:`cuegym.envs.devices.table_mesh`) stay where they are between calls.
     """
-    return spread(env.task, env.table, resolve(devices))
+    return spread(env.task, env.table, resolve(devices), env.snooker_rules)
 
 
-@functools.lru_cache(maxsize=None)
-def spread(task: str, table: str, devices: tuple) -> Program:
+@cached_by_rules
+def spread(task: str, table: str, devices: tuple, rules=None) -> Program:
     """:func:`program` over ``devices`` (a tuple of ``jax.Device``; cached, so that each
     call of :func:`batched` with the same devices returns the same compiled functions)."""
-    one = program(task, table)
+    one = program(task, table, rules)
     if len(devices) == 1:
         return one
     return Program(over_tables(one.reset, devices, (True, False)),
                    over_tables(one.step, devices, (True,) * 6 + (False,)))
 
 
-@functools.lru_cache(maxsize=None)
-def program(task: str, table: str) -> Program:
-    """The :class:`Program` of :func:`batched` for a task name and a table name (cached)."""
-    env = FuncEnv(task=task, table=table)
+@cached_by_rules
+def program(task: str, table: str, rules=None) -> Program:
+    """The :class:`Program` of :func:`batched` for a task name, a table name and the snooker
+    rule options (``rules``: a :attr:`FuncEnv.snooker_rules` value; cached)."""
+    env = FuncEnv(task=task, table=table, snooker_rules=rules)
 
     def split(keys):
         pair = jax.vmap(jax.random.split)(keys)

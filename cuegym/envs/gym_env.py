@@ -38,7 +38,8 @@ class CueEnv(gym.Env):
     Options: ``table``, ``noise`` (multiple of the tournament sigmas, default 1.0),
     ``max_shots`` (truncation), ``reward_scale``, ``lag_break``, the pot-shot ranges
     ``distance`` [m] and ``cut`` [degrees], ``num_players`` (golf: 2..6, default 2),
-    ``opponent`` (docs/envs.md, "Opponents") and
+    ``cushion``, ``snooker_rules`` (the snooker referees' rule options,
+    :func:`cuegym.envs.functional.snooker_rules`), ``opponent`` (docs/envs.md, "Opponents") and
     ``render_mode``: ``"rgb_array"`` — :meth:`render` returns the current layout with the
     last stroke's ball paths (re-simulated from the stroke as played, after noise) as an
     (H, 480, 3) uint8 image, head cushion at the bottom (:func:`cuegym.envs.render.draw_table`);

@@ -10,7 +10,6 @@ small next to the compiled step (docs/envs.md, "Host transport").
 
 from __future__ import annotations
 
-import functools
 from typing import NamedTuple
 
 import jax
@@ -28,7 +27,8 @@ from cuegym.physics import get_spec
 
 
 class FlatProgram(NamedTuple):
-    """The compiled calls of the host fronts for one (task, table); see :func:`flat_program`."""
+    """The compiled calls of the host fronts for one (task, table, snooker rules); see
+    :func:`flat_program`."""
 
     reset: object
     step: object
@@ -38,8 +38,8 @@ class FlatProgram(NamedTuple):
     traced: tuple  # (reset, step) as Python functions, for programs built around them (spread_program)
 
 
-@functools.lru_cache(maxsize=None)
-def flat_program(task: str, table: str) -> FlatProgram:
+@F.cached_by_rules
+def flat_program(task: str, table: str, rules=None) -> FlatProgram:
     """:func:`cuegym.envs.functional.batched` behind packed arguments and results, the calls
     the fronts make: ``reset(rows, opts) -> rows`` and ``step(rows, command, opts) ->
     rows``. ``rows`` (B, K + W) int32 is the batch: row i is table i's record (K columns,
@@ -48,12 +48,13 @@ def flat_program(task: str, table: str) -> FlatProgram:
     the options packed by ``options``; ``command`` (B, COMMAND_WIDTH) float64 the actions
     and each lane's done, active, opponent (:mod:`cuegym.envs.command`). Each is one
     compiled call: the functional program unchanged, with the packing's bit casts and the
-    record's around it. For the built-in games both are kept traced on disk
-    (:func:`cuegym._exported.exported_jit`), so that a new process skips their tracing; a
-    game added with :func:`cuegym.envs.registry.register` is traced in every process, its
-    code being outside what the key covers."""
-    func = F.FuncEnv(task=task, table=table)
-    inner = F.program(task, table)  # one device's: spread_program spreads it
+    record's around it; ``rules`` the snooker rule options
+    (:attr:`cuegym.envs.functional.FuncEnv.snooker_rules`). For the built-in games both are
+    kept traced on disk (:func:`cuegym._exported.exported_jit`), so that a new process skips
+    their tracing; a game added with :func:`cuegym.envs.registry.register` is traced in every
+    process, its code being outside what the key covers."""
+    func = F.FuncEnv(task=task, table=table, snooker_rules=rules)
+    inner = F.program(task, table, rules)  # one device's: spread_program spreads it
     opts = F.options(func)
     key = jax.eval_shape(lambda: jax.random.PRNGKey(0))
     state = jax.eval_shape(inner.reset, jax.ShapeDtypeStruct((1,) + key.shape, key.dtype), opts)[0]
@@ -79,7 +80,7 @@ def flat_program(task: str, table: str) -> FlatProgram:
 
     traced = (reset, step)
     if task in BUILTIN:
-        static = (repr(game(task)), repr(get_spec(table)))
+        static = (repr(game(task)), repr(get_spec(table)), repr(func.snooker_rules))
         reset = exported_jit(reset, f"reset-{task}-{table}", static)
         step = exported_jit(step, f"step-{task}-{table}", static)
     else:
@@ -87,13 +88,13 @@ def flat_program(task: str, table: str) -> FlatProgram:
     return FlatProgram(reset, step, packing, options, k, traced)
 
 
-@functools.lru_cache(maxsize=None)
-def spread_program(task: str, table: str, devices: tuple, num: int) -> FlatProgram:
+@F.cached_by_rules
+def spread_program(task: str, table: str, devices: tuple, num: int, rules=None) -> FlatProgram:
     """:func:`flat_program`'s calls on ``num`` tables spread over ``devices`` (a tuple of
     ``jax.Device``, :func:`cuegym.envs.devices.resolve`): each device steps its block of
     rows (:func:`cuegym.envs.devices.over_tables`). With one device, :func:`flat_program`
     itself."""
-    flat = flat_program(task, table)
+    flat = flat_program(task, table, rules)
     if len(devices) == 1:
         return flat
     reset, step = flat.traced
@@ -101,8 +102,8 @@ def spread_program(task: str, table: str, devices: tuple, num: int) -> FlatProgr
                          step=over_tables(step, devices, (True, True, False), num))
 
 
-@functools.lru_cache(maxsize=None)
-def host_program(task: str, table: str) -> F.Program:
+@F.cached_by_rules
+def host_program(task: str, table: str, rules=None) -> F.Program:
     """The calls of :func:`flat_program` on trees, for code holding a state of its own (a
     test loading a position): ``reset(keys, opts) -> (state, record, keys)`` and
     ``step(state, action, keys, done, active, opponent, opts) -> (state, record, keys)``
@@ -110,7 +111,7 @@ def host_program(task: str, table: str) -> F.Program:
     :func:`cuegym.envs.command.check_action` gives), the observation replaced by the record
     (B, K), all returned as NumPy arrays. It packs and unpacks on the host around the same compiled
     calls (no program of its own): for the rare call, not a training loop."""
-    flat = flat_program(task, table)
+    flat = flat_program(task, table, rules)
     k = flat.record_width
 
     def rows(state, keys):

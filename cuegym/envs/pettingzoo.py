@@ -67,8 +67,8 @@ def check_num_players(task: str, num_players) -> int:
 
 class CueAECEnv(AECEnv):
     """A cue-sports frame for ``num_players`` agents (module docstring). ``options`` are the
-    single env's (``table``, ``noise``, ``max_shots``, ``reward_scale``, ``lag_break``;
-    docs/envs.md); ``opponent`` is not one of them: the agents are the players."""
+    single env's (``table``, ``noise``, ``max_shots``, ``reward_scale``, ``lag_break``,
+    ``snooker_rules``; docs/envs.md); ``opponent`` is not one of them: the agents are the players."""
 
     def __init__(self, game: str, num_players: int = 2, render_mode: str | None = None, **options):
         env_id, task = resolve_game(game)

@@ -230,15 +230,16 @@ def _scatter(tree, idx, part):
 
 
 class PoolProgram(NamedTuple):
-    """The jitted pool functions of one (task, table, N, batch); see :func:`pool_program`."""
+    """The jitted pool functions of one (task, table, N, batch, snooker rules); see
+    :func:`pool_program`."""
 
     reset: object
     send: object
     recv: object
 
 
-@functools.lru_cache(maxsize=None)
-def pool_program(task: str, table: str, num: int, batch: int) -> PoolProgram:
+@F.cached_by_rules
+def pool_program(task: str, table: str, num: int, batch: int, rules=None) -> PoolProgram:
     """Jitted functions over a pool of ``num`` tables handing out ``batch`` at a time:
 
     * ``reset(keys (N, 2), code (N,) int32, opts) -> Pool``: every table dealt a new frame
@@ -249,8 +250,10 @@ def pool_program(task: str, table: str, num: int, batch: int) -> PoolProgram:
     * ``recv(pool, opts) -> (Pool, Batch)``: runs until ``batch`` tables are READY (the
       caller makes sure enough are sent) and hands out the first ``batch`` in the order
       they became ready.
+
+    ``rules``: the snooker rule options (:attr:`cuegym.envs.functional.FuncEnv.snooker_rules`).
     """
-    env = F.FuncEnv(task=task, table=table)
+    env = F.FuncEnv(task=task, table=table, snooker_rules=rules)
     tbl = F.get_table(table)
     group = batch  # tables settled together: one settle a recv when no opponent plays
     launch_v = jax.vmap(lambda t, p, g, o: launch(env, t, p, g, o), in_axes=(0, 0, 0, None))
@@ -357,8 +360,8 @@ def pool_program(task: str, table: str, num: int, batch: int) -> PoolProgram:
     return PoolProgram(reset, send, recv)
 
 
-@functools.lru_cache(maxsize=None)
-def spread_pool_program(task: str, table: str, num: int, batch: int, devices: tuple) -> PoolProgram:
+@F.cached_by_rules
+def spread_pool_program(task: str, table: str, num: int, batch: int, devices: tuple, rules=None) -> PoolProgram:
     """:func:`pool_program` over ``devices`` (a tuple of ``jax.Device``, D of them, D
     dividing ``num`` and ``batch``): each device runs a pool of its own block of
     ``num / D`` tables and hands out ``batch / D`` of them at each ``recv``, so no device
@@ -369,7 +372,7 @@ def spread_pool_program(task: str, table: str, num: int, batch: int, devices: tu
     (``num / D`` or more: padding). ``recv``'s ``env_id`` are the global indices."""
     d = len(devices)
     n = num // d
-    local = pool_program(task, table, n, batch // d)
+    local = pool_program(task, table, n, batch // d, rules)
 
     def per_device(pool: Pool) -> Pool:
         return pool._replace(clock=pool.clock[None], busy=pool.busy[None])

@@ -61,8 +61,9 @@ class HostTables:
         if single and len(self.devices) != 1:
             raise ValueError(f"devices: a single env runs on one device, got {len(self.devices)}")
         self._named = devices is not None
-        self.flat = spread_program(func.task, func.table, self.devices, num)
-        self.program = host_program(func.task, func.table)  # the same calls on trees (tests load positions)
+        self.flat = spread_program(func.task, func.table, self.devices, num, func.snooker_rules)
+        # the same calls on trees (tests load positions)
+        self.program = host_program(func.task, func.table, func.snooker_rules)
         self.opts = jax.device_put(F.options(func))  # as a tree, for self.program
         self.flat_opts = self._put(self.flat.options.pack(F.options(func)), lanes=False)  # on the device once
         self.obs_space = observation_space(func)

@@ -5,9 +5,10 @@ A whole frame under :mod:`cuegym.rules.snooker` or :mod:`cuegym.rules.american_s
 per call; 22 balls: 0 the cue ball, 1..15 the reds, 16..21 yellow, green, brown, blue, pink,
 black. Decisions: strokes (from the D in ``in_hand_d``, the placement projected into it),
 the answer to a foul (``foul_choice``) and the lag (played as the Russian games' lag
-stroke, the core's lag machinery). The reward of a decision, for each player, is the change
-in (own score - opponent's score) x ``reward_scale``. Phases, nominations and the action:
-docs/envs.md, "Snooker-v0 and AmericanSnooker-v0".
+stroke, the core's lag machinery), judged under the env's rule options
+(:attr:`cuegym.envs.functional.FuncEnv.snooker_rules`). The reward of a decision, for each
+player, is the change in (own score - opponent's score) x ``reward_scale``. Phases,
+nominations and the action: docs/envs.md, "Snooker-v0 and AmericanSnooker-v0".
 """
 
 from __future__ import annotations
@@ -131,13 +132,14 @@ def step(env, state: F.EnvState, action, key, opts) -> F.EnvState:
     # A stroke: the referee. The nomination is read only where one is open.
     noms = sn.legal_nominations(g, on)
     nominated = jnp.where(jnp.any(noms), jnp.asarray(action["ball"], jnp.int32), -1)
-    ruling, after = judge(spec, g, declare(struck=0, call_ball=nominated), summ, xy_s, on_s, final)
+    ruling, after = judge(spec, g, declare(struck=0, call_ball=nominated), summ, xy_s, on_s, final,
+                          opts=env.snooker_rules)
     zero = jnp.asarray(0, jnp.int32)
     after = F.pick(after.phase == LAG, after._replace(to_play=zero), after)  # player 0 lags first
     new_game, new_xy, new_on, clauses = after, ruling.xy, ruling.on, ruling.clauses
 
     # The answer to a foul.
-    r_c, g_c = choose(spec, g, xy, on, jnp.asarray(action["choice"], jnp.int32))
+    r_c, g_c = choose(spec, g, xy, on, jnp.asarray(action["choice"], jnp.int32), opts=env.snooker_rules)
     new_game = F.pick(choosing, g_c, new_game)
     new_xy = jnp.where(choosing, r_c.xy, new_xy)
     new_on = jnp.where(choosing, r_c.on, new_on)
