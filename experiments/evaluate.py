@@ -20,6 +20,10 @@ and, with matplotlib, ``agents_frames.png`` into ``--out``.
 
     python experiments/evaluate.py --frames 100 --pairs search:ghost --games RussianPyramid-v0 --out /tmp/f
     python experiments/evaluate.py --frames 4 --pairs ghost:random --games all --out /tmp/f
+    python experiments/evaluate.py --frames 20 --pairs pretrained:search --games RussianPyramid-v0 --out /tmp/f
+
+The agent ``pretrained`` is the learned agent cuegym ships for the game (cuegym.agents.pretrained);
+``policy`` is a train_jax.py output folder given with ``--policy DIR``.
 """
 
 from __future__ import annotations
@@ -45,8 +49,9 @@ def wilson(k: int, n: int, z: float = 1.96):
 
 
 def make_agent(name: str, env_id: str, noise: float, knobs: dict, policy: str | None = None, **options):
-    """The agent ``name`` (:data:`AGENT_NAMES`) for ``env_id``: one of cuegym.agents', or
-    ``policy``, the JAX policy trained by experiments/train_jax.py in the folder ``policy``
+    """The agent ``name`` (:data:`AGENT_NAMES`) for ``env_id``: one of cuegym.agents' (among
+    them ``pretrained``, the learned agent cuegym ships for ``env_id``), or ``policy``, the
+    JAX policy trained by experiments/train_jax.py in the folder ``policy``
     (cuegym.learn.agent.PolicyAgent; its env id must be ``env_id``)."""
     if name == "policy":
         from cuegym.learn.agent import PolicyAgent
@@ -59,8 +64,23 @@ def make_agent(name: str, env_id: str, noise: float, knobs: dict, policy: str | 
         return agent
     from cuegym.agents import AGENTS
 
-    extra = {**knobs, "noise": noise} if name == "search" else {}
+    # the search scores its candidates at the env's noise; the learned agent's env reads it too
+    extra = {**knobs, "noise": noise} if name == "search" else {"noise": noise} if name == "pretrained" else {}
     return AGENTS[name](env_id, **options, **extra)
+
+
+def require_pretrained(names, env_ids, flag: str) -> None:
+    """SystemExit naming ``flag`` when the agent ``pretrained`` is among ``names`` and one of
+    ``env_ids`` has no learned agent shipped (the message lists the ids that have one)."""
+    if "pretrained" not in names:
+        return
+    from cuegym.agents import pretrained
+
+    for env_id in env_ids:
+        try:
+            pretrained.folder(env_id)
+        except ValueError as e:
+            raise SystemExit(f"{flag}: the agent 'pretrained' plays the learned agent shipped for the game; {e}") from None
 
 
 def evaluate(name, table, noise, shots, seed, knobs, policy=None):
@@ -105,7 +125,7 @@ def markdown(report) -> str:
 
 TWO_PLAYER_GAMES = ("cuegym/RussianPyramid-v0", "cuegym/Americanka-v0", "cuegym/MoscowPyramid-v0",
                     "cuegym/Snooker-v0", "cuegym/AmericanSnooker-v0")
-AGENT_NAMES = ("random", "ghost", "search", "policy")
+AGENT_NAMES = ("random", "ghost", "search", "pretrained", "policy")
 # what a game's breaks count: points (the striker's score change, exact on his non-foul
 # strokes) or balls (the balls his strokes pot that count, info["potted"]: exact where the
 # score change is not, a ball paying a debt or a removal's credit; see BreakCounter)
@@ -539,6 +559,12 @@ def main(argv=None):
 
     jax.config.update("jax_compilation_cache_dir", os.environ["CUEGYM_CACHE_DIR"])
     jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
+    # every game's shipped agent is there before the first frame or shot (cuegym imported
+    # only now, after the cache is set up)
+    if args.frames is not None:
+        require_pretrained([a for pair in pairs for a in pair], games, "--pairs")
+    else:
+        require_pretrained(args.agents, [ENV_ID], "--agents")
     knobs = {k: getattr(args, k) for k in ("candidates", "samples", "rounds") if getattr(args, k) is not None}
     if args.time_budget is not None:
         knobs["time_budget"] = args.time_budget

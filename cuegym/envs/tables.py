@@ -28,12 +28,14 @@ truncates at ``max_shots`` decisions, so only a long run of frames dealt and dis
 reaches it; the step then returns with another player to play."""
 
 
-def _opponent_code(opponent) -> int:
+def _opponent_code(opponent, single: bool = True) -> int:
     if opponent is None or callable(opponent):
         return 0
     if opponent in F.OPPONENT_CODES:
         return F.OPPONENT_CODES[opponent]
-    raise ValueError(f"opponent: None, \"random\", \"ghost\" or a callable f(obs) -> action; got {opponent!r}")
+    # "pretrained" never reaches here: cuegym.entry turns it into the learned agent's callable
+    extra = ", \"pretrained\" (gymnasium.make: the shipped learned agent)" if single else ""
+    raise ValueError(f"opponent: None, \"random\", \"ghost\"{extra} or a callable f(obs) -> action; got {opponent!r}")
 
 
 class HostTables:
@@ -56,7 +58,7 @@ class HostTables:
         self.num = num
         self.single = single
         self.opponent = opponent
-        self.code = _opponent_code(opponent)
+        self.code = _opponent_code(opponent, single)
         self.devices = resolve(devices)[:1] if single and devices is None else resolve(devices)
         if single and len(self.devices) != 1:
             raise ValueError(f"devices: a single env runs on one device, got {len(self.devices)}")

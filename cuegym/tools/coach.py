@@ -23,6 +23,8 @@ from cuegym._io import write_atomic
 SCHEMA = "cuegym.suggest/1"
 """The ``schema`` of ``--json`` output; bumped when a field changes meaning or goes away."""
 MAX_TOP = 20
+AGENTS = ("search", "pretrained")
+"""``--agent``: whose candidates are ranked (``--policy DIR`` a trained folder of one's own)."""
 FORMATS = {".svg": "svg", ".png": "png", ".html": "html", ".htm": "html"}
 PICTURE_WIDTH = 360  # px per panel
 
@@ -52,8 +54,33 @@ def _check_seed(seed) -> int:
     return seed
 
 
+def _check_agent(agent, policy, field: str = "agent") -> str:
+    if agent not in AGENTS:
+        raise ValueError(f"{field}: one of {', '.join(AGENTS)}, got {agent!r}")
+    if agent == "pretrained" and policy is not None:
+        raise ValueError(f"{field}: 'pretrained' ranks the shipped policy's candidates, policy a folder of one's own; "
+                         "give one of them")
+    return agent
+
+
+def shipped_policy(position, noise: float, field: str = "agent"):
+    """The learned agent cuegym ships for ``position``'s game
+    (:func:`cuegym.agents.pretrained`), reading the position's table at ``noise``.
+    ValueError naming ``field`` when the game has none (with the ids that have one)."""
+    from cuegym.agents import pretrained
+    from cuegym.envs.registry import GAMES
+    from cuegym.tools.coach_search import task_of
+
+    env_id = GAMES[task_of(position)[0]].env_id
+    try:
+        pretrained.folder(env_id)
+    except ValueError as e:
+        raise ValueError(f"{field}: 'pretrained' has no agent for this position's game; {e}") from None
+    return pretrained(env_id, table=position.table, noise=float(noise))
+
+
 def suggest(position, top: int = 3, noise: float = 1.0, seed: int = 0, budget: dict | None = None,
-            policy=None) -> list:
+            policy=None, agent: str = "search") -> list:
     """The ``top`` best strokes of ``position`` (a :class:`cuegym.positions.Position`, a
     file name, JSON text or a dict), best first, as :class:`cuegym.tools.coach_search.Suggestion`.
 
@@ -64,15 +91,19 @@ def suggest(position, top: int = 3, noise: float = 1.0, seed: int = 0, budget: d
     :class:`cuegym.agents.search.Budget`; default the task's). Fewer than ``top`` come back
     when the search found fewer distinct strokes (at most ``candidates``). ``policy``: the
     folder of a menu policy trained by experiments/train_jax.py, whose candidates are
-    replayed and ranked instead of the search's (docs/coach.md). Raises
+    replayed and ranked instead of the search's (docs/coach.md); ``agent="pretrained"`` the
+    same with the policy cuegym ships for the position's game (:data:`AGENTS`). Raises
     :class:`cuegym.positions.PositionError` for a position it cannot play (field named) and
     ValueError for a bad argument."""
     from cuegym.positions import Position, load_position
     from cuegym.tools.coach_search import rank
 
     top, noise, seed = _check_top(top), _check_noise(noise), _check_seed(seed)
+    agent = _check_agent(agent, policy)
     if not isinstance(position, Position):
         position = load_position(position)
+    if agent == "pretrained":
+        policy = shipped_policy(position, noise)
     return rank(position, top=top, noise=noise, seed=seed, budget=budget, policy=policy)
 
 
@@ -89,7 +120,8 @@ def _round(x, digits: int = 6):
     return x
 
 
-def report(position, suggestions, *, noise: float, seed: int, budget: dict, policy: str | None = None) -> dict:
+def report(position, suggestions, *, noise: float, seed: int, budget: dict, policy: str | None = None,
+           agent: str = "search") -> dict:
     """The ``--json`` object (docs/coach.md, schema :data:`SCHEMA`)."""
     from cuegym.physics import get_spec
     from cuegym.tools import coach_words as W
@@ -103,6 +135,7 @@ def report(position, suggestions, *, noise: float, seed: int, budget: dict, poli
         "noise": noise,
         "seed": seed,
         "budget": budget,
+        "agent": "policy" if policy and agent == "search" else agent,
         "policy": policy,
         "pace_bands": {"soft_below": soft, "firm_from": firm},
         "suggestions": [s.to_dict() for s in suggestions],
@@ -170,12 +203,14 @@ def rows(suggestions) -> list[list[str]]:
              _finish_words(s)] for s in suggestions]
 
 
-def format_text(position, suggestions, *, noise: float, seed: int, budget: dict, policy: str | None = None) -> str:
+def format_text(position, suggestions, *, noise: float, seed: int, budget: dict, policy: str | None = None,
+                agent: str = "search") -> str:
     """The default, human-readable report."""
     state = position.state or {}
     head = (f"{position.game or 'pot shot (no game)'} on {position.table}; player {state.get('to_play', 0)} to play"
             f"{', ' + state['phase'].replace('_', ' ') if state.get('phase') else ''}")
-    found = (f"the menu policy in {policy}, its candidates replayed {budget['samples']} times each" if policy else
+    whose = f"the pretrained menu policy ({policy})" if agent == "pretrained" else f"the menu policy in {policy}"
+    found = (f"{whose}, its candidates replayed {budget['samples']} times each" if policy else
              f"search {budget['candidates']} candidates x {budget['samples']} samples x {budget['rounds']} rounds")
     lines = [head, f"noise {noise:g} x tournament sigmas, seed {seed}, {found}", ""]
     if not suggestions:
@@ -238,6 +273,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--policy", metavar="DIR",
                         help="rank the candidates of a menu policy trained by experiments/train_jax.py (its output "
                              "folder) instead of searching")
+    parser.add_argument("--agent", default="search", metavar="NAME",
+                        help="whose candidates to rank: search (default) or pretrained (the learned agent cuegym "
+                             "ships for the position's game; needs cuegym[train])")
 
 
 def _int(text, field: str) -> int:
@@ -275,9 +313,16 @@ def run(args) -> int:
 
     try:
         opts = _parse(args)
+        agent = _check_agent(args.agent, args.policy, "--agent")
         position = load_position(args.position)
+        policy = args.policy
+        if agent == "pretrained":
+            try:
+                policy = shipped_policy(position, opts["noise"], "--agent")
+            except ImportError as e:  # without the train extra: the message says what to install
+                raise ValueError(f"--agent: {e}") from None
         suggestions = suggest(position, opts["top"], opts["noise"], opts["seed"], opts["budget"] or None,
-                              policy=args.policy)
+                              policy=policy)
     except (PositionError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -285,7 +330,8 @@ def run(args) -> int:
 
     b = resolved_budget(task_of(position)[0], opts["budget"])
     budget = {"candidates": b.candidates, "samples": b.samples, "rounds": b.rounds}
-    meta = {"noise": opts["noise"], "seed": opts["seed"], "budget": budget, "policy": args.policy}
+    folder = str(policy.path) if agent == "pretrained" else args.policy
+    meta = {"noise": opts["noise"], "seed": opts["seed"], "budget": budget, "policy": folder, "agent": agent}
     if opts["format"]:
         try:
             write_atomic(args.output, picture(position, suggestions, opts["format"]))

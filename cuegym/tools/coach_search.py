@@ -194,15 +194,18 @@ def _xy(p) -> list[float]:
 
 def policy_candidates(policy, env, position: Position, obs: dict, noise: float):
     """The legal candidates of a trained menu policy's menu for ``obs`` and the policy's
-    probability of each: (actions, each field (C, ...), value (C,))."""
+    probability of each: (actions, each field (C, ...), value (C,)). ``policy``: a
+    train_jax.py output folder, or a :class:`cuegym.learn.agent.PolicyAgent` already built
+    for the position's table (the shipped one, :func:`cuegym.agents.pretrained`)."""
     from cuegym.learn.agent import PolicyAgent
 
-    agent = PolicyAgent(policy, table=position.table, noise=float(noise))
+    agent = policy if isinstance(policy, PolicyAgent) else PolicyAgent(policy, table=position.table,
+                                                                          noise=float(noise))
     if agent.env.task != env.task:
-        raise PositionError("game", f"the policy in {str(policy)!r} plays {agent.env.task!r}, the position "
+        raise PositionError("game", f"the policy in {str(agent.path)!r} plays {agent.env.task!r}, the position "
                                     f"{env.task!r}")
     if not agent.policy_env.on_menu:
-        raise ValueError(f"policy: {str(policy)!r} was trained with action='shot'; suggest ranks a menu policy's "
+        raise ValueError(f"policy: {str(agent.path)!r} was trained with action='shot'; suggest ranks a menu policy's "
                          f"candidates")
     ranked = agent.scores(obs)
     legal = np.asarray(ranked["legal"])
@@ -213,8 +216,9 @@ def policy_candidates(policy, env, position: Position, obs: dict, noise: float):
 def rank(position: Position, top: int = 3, noise: float = 1.0, seed: int = 0, budget: dict | None = None,
          policy=None) -> list:
     """The ``top`` best strokes of ``position`` as :class:`Suggestion` (module docstring).
-    ``policy``: a trained menu policy's folder (experiments/train_jax.py) whose most probable
-    candidates are replayed and ranked instead of the search's."""
+    ``policy``: a trained menu policy's folder (experiments/train_jax.py), or its
+    :class:`cuegym.learn.agent.PolicyAgent`, whose most probable candidates are replayed and
+    ranked instead of the search's."""
     from cuegym.agents.search import DEFAULT_BUDGETS, SearchAgent
 
     s = setup(position)

@@ -31,7 +31,7 @@ from cuegym.tools.strokes import (
 )
 
 FORMAT = 1
-AGENT_NAMES = ("random", "ghost", "search")
+AGENT_NAMES = ("random", "ghost", "search", "pretrained")  # pretrained: the game's shipped learned agent
 
 HELP = "play frames between agents and write a replay page (HTML) to watch in a browser"
 DESCRIPTION = (
@@ -186,7 +186,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--game", required=True, metavar="ID",
                         help="env id (cuegym/RussianPyramid-v0, ...) or task name (russian-pyramid, ...)")
     parser.add_argument("--agents", default="ghost,random", metavar="A,B",
-                        help=f"player 0's and player 1's agent, each of {', '.join(AGENT_NAMES)} (default ghost,random)")
+                        help=f"player 0's and player 1's agent, each of {', '.join(AGENT_NAMES)} (default ghost,random; "
+                             "pretrained: the learned agent cuegym ships for the game, cuegym[train])")
     parser.add_argument("--seed", default="0", metavar="S", help="seed of the frames and the agents (default 0)")
     parser.add_argument("--frames", default="1", metavar="N", help="frames to play (default 1)")
     parser.add_argument("--max-shots", default="200", metavar="N", help="decisions per frame before it is cut (default 200)")
