@@ -2,6 +2,12 @@
 
     python experiments/train_jax.py --env cuegym/PotShot-v0 --table pool-9ft --noise 1 \
         --action menu --minutes 2 --out results/train_jax
+    python experiments/train_jax.py --env cuegym/RussianPyramid-v0 --opponent self \
+        --num-envs 1024 --num-steps 8 --minutes 10 --out results/rp_selfplay
+
+The refereed games roll out through the asynchronous pool by default (``--rollout pool``:
+the first tables to finish are handed out, GAE per table and seat; ``--opponent self`` for
+self-play), the drills through the vmapped gymnax step (``--rollout vmap``).
 
 Data-parallel over the first N devices with ``--devices N`` (``all``: every device of every
 host); over several hosts, each runs the same command with ``--coordinator HOST:PORT
@@ -22,8 +28,9 @@ import pathlib
 import jax
 
 import cuegym  # noqa: F401  (the compilation cache)
+from cuegym.envs.registry import BY_ID, GAMES
 from cuegym.learn import data_parallel, gymnax_env, ppo
-from cuegym.learn.train import run
+from cuegym.learn.train import make_env, pool_opponent, run
 
 
 def main(argv=None) -> dict:
@@ -35,7 +42,13 @@ def main(argv=None) -> dict:
     p.add_argument("--aim", choices=gymnax_env.AIMS, default="table",
                    help="with --action shot: phi in the table's frame, or the aim across the ball on")
     p.add_argument("--observation", choices=gymnax_env.OBSERVATIONS, default="flat")
-    p.add_argument("--opponent", choices=(*gymnax_env.OPPONENTS, "none", "default"), default="default")
+    p.add_argument("--opponent", choices=(*gymnax_env.OPPONENTS, "self", "none", "default"), default="default",
+                   help="the built-in opponent; 'self': self-play, the policy acts for every seat (pool rollout)")
+    p.add_argument("--rollout", choices=("pool", "vmap", "default"), default="default",
+                   help="pool: the asynchronous pool hands out the first tables to finish (the default for the "
+                        "refereed games); vmap: every table stepped together (the default for the drills)")
+    p.add_argument("--pool-batch", type=int, default=None,
+                   help="with --rollout pool: tables handed out at a time (default: a quarter of --num-envs)")
     p.add_argument("--minutes", type=float, default=2.0, help="training budget (after compiling)")
     p.add_argument("--max-steps", type=int, default=None, help="stop after this many env steps")
     p.add_argument("--seed", type=int, default=0)
@@ -70,11 +83,20 @@ def main(argv=None) -> dict:
     options = {"noise": a.noise}
     if a.table:
         options["table"] = a.table
+    rollout = a.rollout
+    if rollout == "default":
+        entry = BY_ID.get(a.env) or GAMES.get(a.env)
+        rollout = "pool" if entry is not None and entry.referee is not None else "vmap"
     spec = {"env": a.env, "action": a.action, "aim": a.aim, "observation": a.observation,
-            "opponent": None if a.opponent == "none" else a.opponent, "options": options}
+            "opponent": None if a.opponent == "none" else a.opponent, "rollout": rollout, "options": options}
     try:
         cfg = ppo.Config(num_envs=a.num_envs, num_steps=a.num_steps, epochs=a.epochs, minibatches=a.minibatches,
-                         lr=a.lr, entropy=a.entropy)
+                         lr=a.lr, entropy=a.entropy, pool_batch=a.pool_batch)
+        if rollout == "pool":
+            env, _ = make_env(spec)
+            pool_opponent(env, spec)
+        elif a.opponent == "self":
+            raise ValueError("opponent: 'self' (self-play) trains over the pool; use --rollout pool")
     except ValueError as e:
         p.error(str(e))
     try:
@@ -84,7 +106,7 @@ def main(argv=None) -> dict:
         if str(e).startswith("devices:"):
             p.error(str(e))
         raise
-    summary = {k: result[k] for k in ("env", "action", "steps", "policy_success", "policy_success_95",
+    summary = {k: result[k] for k in ("env", "action", "rollout", "opponent", "steps", "policy_success", "policy_success_95",
                                       "ghost_success", "ghost_success_95", "steps_per_s", "env_steps_per_s",
                                       "devices", "processes") if k in result}
     print(json.dumps(summary, indent=2))

@@ -150,6 +150,14 @@ def action_fields(columns):
     return {"shot": columns[..., 0:5], "place": columns[..., 5:7], **ints}
 
 
+def action_columns(act: dict):
+    """(lead + (ACTION_WIDTH,)) float64: the action dict ``act`` (as :func:`action_fields`
+    returns it, traced or not) in the command's columns, its inverse."""
+    xp = np if all(isinstance(v, np.ndarray) for v in act.values()) else jnp
+    ints = [xp.asarray(act[key]).astype(xp.float64)[..., None] for key in INT_FIELDS]
+    return xp.concatenate([xp.asarray(act["shot"], xp.float64), xp.asarray(act["place"], xp.float64), *ints], -1)
+
+
 def check_action(action, batch: int | None = None, n_balls: int | None = None, one: bool = False) -> dict:
     """:func:`pack_action` as a dict of arrays (:func:`action_fields`): lead () or
     (batch,), or (1,) for a single action with ``one`` (a batch of one, as the program

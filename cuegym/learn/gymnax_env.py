@@ -202,6 +202,11 @@ class CueGymnaxEnv(_Base):
                 "foul": mine.foul, "illegal": illegal}
         return table, steps, (reward + theirs).astype(jnp.float32), done, info
 
+    def view(self, table: F.EnvState):
+        """(obs (D,), state) of ``table`` as the agent sees it at the start of a decision
+        (its menu computed; the episode's decision count 0)."""
+        return self._finish(table, jnp.asarray(0, jnp.int32))
+
     def _finish(self, table, steps):
         m = self._menu(table)
         state = EnvState(table, m.actions, steps, m.legal) if m is not None else EnvState(table, {}, steps)

@@ -25,7 +25,9 @@ class Config:
     """PPO's knobs: ``num_envs`` tables stepped together, ``num_steps`` decisions each per
     iteration, ``epochs`` passes over the batch in ``minibatches``; ``lr`` Adam's step,
     ``gamma``, ``lam`` (GAE), ``clip``, ``entropy``, ``value`` the loss weights,
-    ``max_grad_norm``; ``hidden`` the network's width (None: its default)."""
+    ``max_grad_norm``; ``hidden`` the network's width (None: its default); ``pool_batch``
+    the tables the pool hands out at a time with ``rollout="pool"``
+    (:mod:`cuegym.learn.pool_ppo`; None: a quarter of ``num_envs``)."""
 
     num_envs: int = 64
     num_steps: int = 4
@@ -39,12 +41,18 @@ class Config:
     value: float = 0.5
     max_grad_norm: float = 0.5
     hidden: int | None = None
+    pool_batch: int | None = None
 
     def __post_init__(self):
         for name in ("num_envs", "num_steps", "epochs", "minibatches"):
             v = getattr(self, name)
             if not isinstance(v, int) or v < 1:
                 raise ValueError(f"{name}: a positive integer, got {v!r}")
+        if self.pool_batch is not None and not (isinstance(self.pool_batch, int) and
+                                                1 <= self.pool_batch <= self.num_envs):
+            raise ValueError(f"pool_batch: an integer in 1 .. num_envs = {self.num_envs}, got {self.pool_batch!r}")
+        if self.pool_batch is None:
+            object.__setattr__(self, "pool_batch", max(1, self.num_envs // 4))
         if (self.num_envs * self.num_steps) % self.minibatches:
             raise ValueError(f"minibatches: must divide num_envs x num_steps = {self.num_envs * self.num_steps}, "
                              f"got {self.minibatches}")
@@ -216,32 +224,60 @@ def iteration(env, env_params, cfg: Config, ts: TrainState, axis: str | None = N
     flat = lambda x: x.reshape((-1,) + x.shape[2:])  # noqa: E731
     data = jax.tree.map(flat, (batch.obs, batch.action, batch.logp, advantages, returns))
 
-    def loss_fn(params, obs, action, logp_old, adv, ret, adv_mean, adv_std):
+    params, opt_state, key, losses = update(env, cfg, ts.params, ts.opt, key, data, ts.entropy, axis, shards)
+    ended = jnp.sum(batch.done)
+    metrics = {"reward": jnp.mean(batch.reward), "episodes": ended,
+               "success": jnp.sum(batch.success & batch.done) / jnp.maximum(ended, 1),
+               "loss": jnp.mean(losses[0]), "value_loss": jnp.mean(losses[1]), "entropy": jnp.mean(losses[2])}
+    return TrainState(params, opt_state, state, obs, key, ts.steps + cfg.num_envs * cfg.num_steps, ts.entropy), metrics
+
+
+def update(env, cfg: Config, params, opt_state, key, data, entropy, axis: str | None = None, shards: int = 1,
+           weight=None):
+    """(traceable) ``cfg.epochs`` passes of clipped-surrogate Adam steps over ``data`` =
+    (obs, action, logp, advantages, returns), rows on the leading axis (n), in
+    ``cfg.minibatches`` shuffled minibatches (the last n mod minibatches rows of each
+    shuffle left out). ``weight`` (n,) 0/1 (None: every row counts): rows of weight 0 take
+    no part in the means. Returns (params, opt_state, the key after the shuffles, losses: the
+    loss, value loss and entropy, each (epochs, minibatches)). Data-parallel inside ``jax.shard_map`` as
+    :func:`iteration` describes."""
+    net = network(env.action, cfg.hidden)
+    n = jax.tree_util.tree_leaves(data)[0].shape[0]
+    size = n // cfg.minibatches
+    share = size // shards
+    me = 0 if shards == 1 else jax.lax.axis_index(axis) * share
+    mean = jnp.mean if weight is None else (lambda x, w: jnp.sum(x * w) / jnp.maximum(jnp.sum(w), 1.0))
+    rows = data if weight is None else (*data, weight)
+
+    def loss_fn(params, obs, action, logp_old, adv, ret, *w_stats):
+        *w, adv_mean, adv_std = w_stats
+        avg = (lambda x: jnp.mean(x)) if weight is None else (lambda x: mean(x, w[0]))
         out = net.apply(params, obs)
         dist = distribution(env, out)
         logp = dist.log_prob(action)
         ratio = jnp.exp(logp - logp_old)
         adv = (adv - adv_mean) / (adv_std + 1e-8)  # the whole minibatch's mean and spread
         surrogate = jnp.minimum(ratio * adv, jnp.clip(ratio, 1 - cfg.clip, 1 + cfg.clip) * adv)
-        value_loss = jnp.mean((out[-1] - ret) ** 2)
-        entropy = jnp.mean(dist.entropy())
-        loss = -jnp.mean(surrogate) + cfg.value * value_loss - ts.entropy * entropy
-        return loss, (value_loss, entropy)
+        value_loss = avg((out[-1] - ret) ** 2)
+        ent = avg(dist.entropy())
+        loss = -avg(surrogate) + cfg.value * value_loss - entropy * ent
+        return loss, (value_loss, ent)
 
     opt = optimiser(cfg)
-    n = cfg.num_envs * cfg.num_steps
-    share = n // cfg.minibatches // shards
-    me = 0 if shards == 1 else jax.lax.axis_index(axis) * share
 
     def epoch(carry, _):
         params, opt_state, key = carry
         key, k = jax.random.split(key)
-        order = jax.random.permutation(k, n).reshape(cfg.minibatches, -1)
+        order = jax.random.permutation(k, n)[: size * cfg.minibatches].reshape(cfg.minibatches, size)
 
         def minibatch(carry, idx):
             params, opt_state = carry
-            part = jax.tree.map(lambda x: x[idx], data)
-            stats = (jnp.mean(part[3]), jnp.std(part[3]))
+            part = jax.tree.map(lambda x: x[idx], rows)
+            if weight is None:
+                stats = (jnp.mean(part[3]), jnp.std(part[3]))
+            else:
+                m = mean(part[3], part[5])
+                stats = (m, jnp.sqrt(mean((part[3] - m) ** 2, part[5])))
             mine = jax.tree.map(lambda x: _rows(x, me, share, shards), part)
             (loss, aux), grads = jax.value_and_grad(loss_fn, has_aux=True)(params, *mine, *stats)
             if shards > 1:
@@ -252,12 +288,8 @@ def iteration(env, env_params, cfg: Config, ts: TrainState, axis: str | None = N
         (params, opt_state), losses = jax.lax.scan(minibatch, (params, opt_state), order)
         return (params, opt_state, key), losses
 
-    (params, opt_state, key), losses = jax.lax.scan(epoch, (ts.params, ts.opt, key), None, cfg.epochs)
-    ended = jnp.sum(batch.done)
-    metrics = {"reward": jnp.mean(batch.reward), "episodes": ended,
-               "success": jnp.sum(batch.success & batch.done) / jnp.maximum(ended, 1),
-               "loss": jnp.mean(losses[0]), "value_loss": jnp.mean(losses[1]), "entropy": jnp.mean(losses[2])}
-    return TrainState(params, opt_state, state, obs, key, ts.steps + n, ts.entropy), metrics
+    (params, opt_state, key), losses = jax.lax.scan(epoch, (params, opt_state, key), None, cfg.epochs)
+    return params, opt_state, key, losses
 
 
 def evaluate(env, env_params, choose, weights, keys, max_steps: int):

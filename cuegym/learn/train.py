@@ -20,8 +20,9 @@ from flax import serialization
 
 from cuegym._stats import wilson
 from cuegym.agents import menu as M
+from cuegym.envs.registry import GAMES
 from cuegym.learn import data_parallel as DP
-from cuegym.learn import gymnax_env, ppo
+from cuegym.learn import gymnax_env, pool_ppo, ppo
 from cuegym.learn.networks import network
 
 CHECKPOINT = "checkpoint.msgpack"
@@ -30,10 +31,43 @@ CONFIG = "config.json"
 
 def make_env(spec: dict):
     """(env, params) of a run's ``spec`` (``env``, ``action``, ``observation``, ``opponent``,
-    ``options``; ``aim``, "table" when absent)."""
+    ``options``; ``aim``, "table" when absent). ``opponent="self"`` (self-play) is the env
+    without a built-in opponent: the policy acts for every seat."""
+    opponent = spec.get("opponent", "default")
     return gymnax_env.make(spec["env"], action=spec["action"], observation=spec["observation"],
-                           opponent=spec.get("opponent", "default"), aim=spec.get("aim", "table"),
+                           opponent=None if opponent == "self" else opponent, aim=spec.get("aim", "table"),
                            **spec.get("options", {}))
+
+
+def pool_opponent(env, spec: dict) -> str:
+    """The pool's opponent of a ``rollout="pool"`` run (:data:`cuegym.learn.pool_ppo.OPPONENT_CODES`):
+    ``"self"`` where the env has none (self-play, or a one-player drill), else the env's.
+    ValueError naming ``opponent`` for self-play on a one-player drill."""
+    if spec.get("opponent") == "self" and GAMES[env.func.task].referee is None:
+        raise ValueError(f"opponent: 'self' needs a game of two or more players; {spec['env']} is a one-player drill")
+    return "self" if env.opponent is None else env.opponent
+
+
+def programs(env, params, cfg: ppo.Config, spec: dict, devices):
+    """(init(key), iteration(state), devices used, env steps an iteration) of the run's
+    rollout: ``spec["rollout"]`` ``"vmap"`` (the gymnax step under ``vmap``; data-parallel
+    over ``devices``) or ``"pool"`` (:mod:`cuegym.learn.pool_ppo`, one device)."""
+    if spec.get("rollout", "vmap") == "pool":
+        if devices is not None:
+            raise ValueError("devices: the pool rollout runs on one device; use rollout 'vmap' for data-parallel "
+                             "training")
+        opponent = pool_opponent(env, spec)
+        init = jax.jit(lambda k: pool_ppo.init(env, params, cfg, k, opponent))
+        it = jax.jit(lambda s: pool_ppo.iteration(env, params, cfg, s))
+        return init, it, jax.devices()[:1], cfg.num_steps * cfg.pool_batch
+    if spec.get("opponent") == "self":
+        raise ValueError("opponent: 'self' (self-play) trains over the pool; use rollout 'pool'")
+    if devices is None:
+        init = jax.jit(lambda k: ppo.init(env, params, cfg, k))
+        it = jax.jit(lambda s: ppo.iteration(env, params, cfg, s))
+        return init, it, jax.devices()[:1], cfg.num_envs * cfg.num_steps
+    init, it, used = DP.programs(env, params, cfg, devices)
+    return init, it, used, cfg.num_envs * cfg.num_steps
 
 
 def run(spec: dict, cfg: ppo.Config, *, minutes: float, seed: int, out: pathlib.Path, max_steps: int | None = None,
@@ -61,12 +95,7 @@ def run(spec: dict, cfg: ppo.Config, *, minutes: float, seed: int, out: pathlib.
     key = jax.random.PRNGKey(seed)
     k_train, k_eval = jax.random.split(key)
     t0 = time.perf_counter()
-    if devices is None:
-        init = jax.jit(lambda k: ppo.init(env, params, cfg, k))
-        it = jax.jit(lambda s: ppo.iteration(env, params, cfg, s))
-        used = jax.devices()[:1]
-    else:
-        init, it, used = DP.programs(env, params, cfg, devices)
+    init, it, used, per = programs(env, params, cfg, spec, devices)
     ts = init(k_train)
     ts, m = it(ts)
     jax.block_until_ready(ts.params)
@@ -75,7 +104,6 @@ def run(spec: dict, cfg: ppo.Config, *, minutes: float, seed: int, out: pathlib.
     curve = []
     t_train = time.perf_counter()
     budget = minutes * 60.0
-    per = cfg.num_envs * cfg.num_steps
     steps = int(DP.host_copy(ts.steps))
     while DP.agree(time.perf_counter() - t_train < budget and (max_steps is None or steps < max_steps)):
         ts, m = it(ts)
@@ -93,6 +121,7 @@ def run(spec: dict, cfg: ppo.Config, *, minutes: float, seed: int, out: pathlib.
     weights = DP.host_copy(ts.params)
     result = {
         "env": spec["env"], "action": spec["action"], "aim": env.aim, "observation": spec["observation"],
+        "rollout": spec.get("rollout", "vmap"), "opponent": spec.get("opponent", "default"),
         "options": spec.get("options", {}), "seed": seed, "config": dataclasses.asdict(cfg),
         "steps": steps, "train_seconds": round(train_s, 2), "compile_seconds": round(compile_s, 2),
         "steps_per_s": round(trained / train_s, 1) if train_s > 0 else None,
@@ -106,8 +135,14 @@ def run(spec: dict, cfg: ppo.Config, *, minutes: float, seed: int, out: pathlib.
     (out / CONFIG).write_text(json.dumps({"spec": spec, "hidden": cfg.hidden,
                                           "layout": [list(part) for part in env.layout()]}, indent=2))
     if eval_episodes > 0:
-        result.update(evaluation(env, params, cfg, weights, k_eval, eval_episodes))
-    result["env_steps_per_s"] = round(env_speed(env, params, cfg.num_envs), 1) if measure_env_speed else None
+        # a self-play policy is measured against the built-in ghost, as the others are
+        judge = make_env({**spec, "opponent": "default"}) if spec.get("opponent") == "self" else (env, params)
+        result.update(evaluation(*judge, cfg, weights, k_eval, eval_episodes))
+    if measure_env_speed:
+        pooled = spec.get("rollout", "vmap") == "pool"
+        speed = (pool_ppo.env_speed(env, params, cfg, pool_opponent(env, spec)) if pooled
+                 else env_speed(env, params, cfg.num_envs))
+    result["env_steps_per_s"] = round(speed, 1) if measure_env_speed else None
     (out / "result.json").write_text(json.dumps(result, indent=2))
     plot_curve(curve, result, out / "learning_curve.png")
     return result
