@@ -1,20 +1,24 @@
 """The README's main job: train PPO on PotShot-v0, evaluate it against the baseline agents
 on the same layouts, write one table and the learning curve.
 
-    python experiments/main_job.py [--steps 60000] [--shots 300] [--search-shots 60] [--jax-minutes 2]
-        [--out results/main]
+    python experiments/main_job.py [--steps 60000] [--menu-steps 8192] [--shots 300] [--search-shots 60]
+        [--jax-minutes 2] [--out results/main]
 
 1. ``experiments/train.py`` trains PPO (stable-baselines3, the ShotOnly wrapper, 8 tables at
    once) on ``cuegym/PotShot-v0`` on ``pool-9ft`` at noise 1.0 and evaluates it every 10,000
    steps on ``--shots`` fixed episodes (seeds ``EVAL_SEED + k``); outputs in ``OUT/train``
    (``model.zip``, ``evaluations.json``, ``learning_curve.png``).
-2. ``experiments/evaluate.py``'s evaluation plays the random, ghost-ball and search
+2. ``experiments/train.py --action menu --algo maskable_ppo`` trains sb3-contrib's MaskablePPO
+   on the shot menu (``gymnasium.make(id, action="menu")``, the illegal candidates masked)
+   for ``--menu-steps`` and evaluates it, and a uniform legal candidate, on the same
+   ``--shots`` episodes (``menu_rows``; outputs in ``OUT/train_menu``).
+3. ``experiments/evaluate.py``'s evaluation plays the random, ghost-ball and search
    agents (:mod:`cuegym.agents`) on the same episodes (the single env seeded
    ``EVAL_SEED + k`` deals the layout of sub-env k of the vector env seeded ``EVAL_SEED``).
-3. ``cuegym.learn.train.run`` trains the JAX-native PPO on the shot menu (``action="menu"``)
+4. ``cuegym.learn.train.run`` trains the JAX-native PPO on the shot menu (``action="menu"``)
    for ``--jax-minutes`` and evaluates it and the ghost on the same 1,000 seeded episodes of
    its gymnax env (outputs in ``OUT/train_jax``).
-4. ``OUT/main_job.md`` and ``OUT/main_job.json``: pot rate with a 95 % interval and the time
+5. ``OUT/main_job.md`` and ``OUT/main_job.json``: pot rate with a 95 % interval and the time
    per decision, one row per policy.
 """
 
@@ -46,7 +50,8 @@ def _load(name: str):
     return mod
 
 
-def run(steps: int, shots: int, search_shots: int, out: Path, seed: int = 0, jax_minutes: float = 2.0) -> dict:
+def run(steps: int, shots: int, search_shots: int, out: Path, seed: int = 0, jax_minutes: float = 2.0,
+        menu_steps: int = 8192) -> dict:
     """Train, evaluate, write the outputs; returns the JSON record."""
     train, agents = _load("train"), _load("evaluate")
     out.mkdir(parents=True, exist_ok=True)
@@ -61,6 +66,7 @@ def run(steps: int, shots: int, search_shots: int, out: Path, seed: int = 0, jax
         k = round(ev["success_rate"] * ev["episodes"])
         rows.append({"policy": policy, "shots": ev["episodes"], "pots": k, "rate": ev["success_rate"],
                      "ci95": list(agents.wilson(k, ev["episodes"])), "median_decision_s": None})
+    rows += menu_rows(out / "train_menu", menu_steps, shots, seed)
     for name in ("random", "ghost", "search"):
         n = search_shots if name == "search" else shots
         r = agents.evaluate(name, TABLE, NOISE, n, EVAL_SEED, {})
@@ -74,6 +80,27 @@ def run(steps: int, shots: int, search_shots: int, out: Path, seed: int = 0, jax
     (out / "main_job.json").write_text(json.dumps(report, indent=1) + "\n")
     (out / "main_job.md").write_text(markdown(report))
     return report
+
+
+def menu_rows(out: Path, steps: int, shots: int, seed: int) -> list:
+    """Train SB3's MaskablePPO on the shot menu (8 tables) and return the rows of a uniform
+    legal candidate and of the policy, on the seeded episodes of the rows above."""
+    train, agents = _load("train"), _load("evaluate")
+    t0 = time.perf_counter()
+    cfg = train.Config(env="cuegym/PotShot-v0", algo="maskable_ppo", action="menu", steps=steps, seed=seed,
+                       table=TABLE, noise=NOISE, eval_every=max(steps // 4, 1), eval_episodes=shots,
+                       eval_seed=EVAL_SEED, out=str(out))
+    record = train.train(cfg)
+    last = record["evaluations"][-1]
+    rows = []
+    for policy, ev in (("uniform legal candidate (shot menu)", record["baseline"]),
+                       (f"SB3 PPO on the shot menu (MaskablePPO), {last['steps']} steps", last)):
+        k = round(ev["success_rate"] * ev["episodes"])
+        rows.append({"policy": policy, "shots": ev["episodes"], "pots": k, "rate": ev["success_rate"],
+                     "ci95": list(agents.wilson(k, ev["episodes"])), "median_decision_s": None})
+    rows[-1]["wall_s"] = round(time.perf_counter() - t0, 1)  # train and evaluations
+    print(json.dumps(rows[-1]), flush=True)
+    return rows
 
 
 def jax_menu_rows(out: Path, seed: int, minutes: float) -> list:
@@ -104,6 +131,7 @@ def markdown(report: dict) -> str:
         lines.append(f"| {r['policy']} | {r['shots']} | {r['rate']:.3f} | {r['ci95'][0]:.3f}–{r['ci95'][1]:.3f} | {t} |")
     lines += ["", "The last two rows play the gymnax env's own 1,000 seeded episodes (the same for both), not the "
               "layouts of the rows above.", "", f"Learning curves: `{report['learning_curve']}`, "
+              f"`{report['learning_curve'].replace('/train/', '/train_menu/')}`, "
               f"`{report['learning_curve'].replace('/train/', '/train_jax/')}`"]
     return "\n".join(lines) + "\n"
 
@@ -114,6 +142,7 @@ def main(argv=None) -> int:
     compile_log.show()  # say when a program compiles (the first step waits for it)
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--steps", type=int, default=60_000, help="PPO training steps")
+    p.add_argument("--menu-steps", type=int, default=8192, help="steps of SB3's MaskablePPO on the shot menu")
     p.add_argument("--shots", type=int, default=300, help="evaluation episodes of PPO, random and ghost")
     p.add_argument("--search-shots", type=int, default=60, help="evaluation episodes of the search agent (~0.7 s each)")
     p.add_argument("--jax-minutes", type=float, default=2.0, help="training budget of the JAX menu PPO")
@@ -122,11 +151,12 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     if args.jax_minutes <= 0:
         p.error(f"--jax-minutes: more than 0, got {args.jax_minutes}")
-    for name in ("steps", "shots", "search_shots"):
+    for name in ("steps", "menu_steps", "shots", "search_shots"):
         if getattr(args, name) < 1:
             p.error(f"--{name.replace('_', '-')}: at least 1, got {getattr(args, name)}")
     os.environ.setdefault("CUEGYM_CACHE_DIR", str(HERE.parent / ".jax_cache"))
-    report = run(args.steps, args.shots, args.search_shots, Path(args.out), args.seed, args.jax_minutes)
+    report = run(args.steps, args.shots, args.search_shots, Path(args.out), args.seed, args.jax_minutes,
+                 args.menu_steps)
     print(markdown(report))
     return 0
 

@@ -1,14 +1,18 @@
-"""Train a stable-baselines3 learner (PPO or SAC) on a cuegym env, evaluating it as it learns.
+"""Train a stable-baselines3 learner (PPO, SAC or MaskablePPO) on a cuegym env, evaluating it as it learns.
 
-    python experiments/train.py --env cuegym/PotShot-v0 --algo ppo|sac --steps 60000 --seed 0 \\
+    python experiments/train.py --env cuegym/PotShot-v0 --algo ppo|sac|maskable_ppo --steps 60000 --seed 0 \\
         [--num-envs 8] [--eval-every 10000] [--eval-episodes 512] [--out results/train] \\
         [--table pool-9ft] [--noise 1.0] [--opponent random|ghost] [--wrapper shot_only|flatten|residual] \\
-        [--vec auto|native|dummy] [--bench-vec STEPS]   (--help: every flag; docs/training.md)
+        [--action dict|menu] [--vec auto|native|dummy] [--bench-vec STEPS]   (--help: every flag; docs/training.md)
 
 The learner sees the env through :mod:`cuegym.envs.wrappers`: a Box action in [-1, 1]
 (``ShotOnly``: the five shot parameters, the rest by the heuristic; ``--wrapper flatten``:
 the whole Dict action; ``--wrapper residual``: corrections to the ghost-ball agent's stroke,
-:mod:`cuegym.agents.residual`) and the flat observation. Training runs ``--num-envs`` tables at once,
+:mod:`cuegym.agents.residual`) and the flat observation. ``--action menu`` trains on the
+shot menu instead (``gymnasium.make(id, action="menu")`` through ``MenuMasks``): a
+Discrete(K) action, the candidates' features and legal mask in the flat observation;
+``--algo maskable_ppo`` (sb3-contrib) masks the illegal candidates, plain ``ppo`` has a
+masked index play the ghost's candidate (the last). Training runs ``--num-envs`` tables at once,
 either through :class:`NativeVecEnv` (an SB3 ``VecEnv`` over the native JAX vector env: one
 compiled call steps every table) or SB3's ``DummyVecEnv`` over single envs; ``--vec auto``
 takes the native one where it applies (the one-stroke tasks, below) and ``--bench-vec N``
@@ -17,11 +21,11 @@ times both on N random steps and prints the ratio.
 Evaluation (at step 0, every ``--eval-every`` steps and at the end): the deterministic
 policy plays ``--eval-episodes`` episodes on a separate native vector env seeded
 ``--eval-seed``, the same episodes at every evaluation; a uniform-random action in the same
-Box (the random baseline) plays the same episodes once. Success is an episode return > 0:
+Box (the random baseline; on the menu, a uniform legal candidate) plays the same episodes once. Success is an episode return > 0:
 a clean pot in PotShot, a lag that does not lose by RU-GEN-08 in Lag, finishing the frame
 ahead of the opponent in the games.
 
-Outputs in ``--out``: ``model.zip`` (``PPO.load`` / ``SAC.load``), ``evaluations.json``
+Outputs in ``--out``: ``model.zip`` (``PPO.load`` / ``SAC.load`` / ``MaskablePPO.load``), ``evaluations.json``
 (config, baseline, every evaluation, training wall time and fps) and
 ``learning_curve.png`` (when matplotlib imports: the ``render`` extra). Same arguments,
 same evaluation numbers: torch runs deterministic algorithms on one thread, SB3 is seeded
@@ -64,6 +68,9 @@ WRAPPERS = ("shot_only", "flatten", "residual")
 """The learner's action: the shot with the rest by the heuristic (``ShotOnly``), the whole
 Dict action (``FlattenDictAction``), or corrections to the ghost-ball agent's stroke
 (:class:`cuegym.agents.residual.ResidualShot`; ``--shot-high`` does not apply)."""
+ACTIONS = ("dict", "menu")
+"""The env's action: its Dict (through ``--wrapper``) or the shot menu's index (``MenuMasks``)."""
+ALGOS = ("ppo", "sac", "maskable_ppo")
 TWO_PLAYER = ("cuegym/RussianPyramid-v0", "cuegym/Americanka-v0", "cuegym/MoscowPyramid-v0")
 EVAL_BATCH = 64
 """Tables per evaluation call: the batch the env tests compile, so the program is cached."""
@@ -98,6 +105,7 @@ class Config:
     vec: str = "auto"
     shot_high: tuple = DEFAULT_SHOT_HIGH
     net: tuple = (64, 64)
+    action: str = "dict"
     learning_rate: float = 3e-4
     n_steps: int = 64
     batch_size: int = 64
@@ -108,8 +116,16 @@ class Config:
         """Raise ValueError naming the first bad field and its allowed values."""
         if self.env not in cuegym.ENV_IDS:
             raise ValueError(f"env: one of {list(cuegym.ENV_IDS)}, got {self.env!r}")
-        if self.algo not in ("ppo", "sac"):
-            raise ValueError(f"algo: 'ppo' or 'sac', got {self.algo!r}")
+        if self.algo not in ALGOS:
+            raise ValueError(f"algo: one of {list(ALGOS)}, got {self.algo!r}")
+        if self.action not in ACTIONS:
+            raise ValueError(f"action: one of {list(ACTIONS)}, got {self.action!r}")
+        if self.menu and self.algo == "sac":
+            raise ValueError("algo: 'sac' needs a Box action; the menu's is Discrete (use 'ppo' or 'maskable_ppo')")
+        if not self.menu and self.algo == "maskable_ppo":
+            raise ValueError("algo: 'maskable_ppo' masks the menu's candidates; use it with action 'menu'")
+        if self.menu and self.wrapper != "shot_only":
+            raise ValueError(f"wrapper: applies to action 'dict' only, got {self.wrapper!r} with action 'menu'")
         for name in ("steps", "num_envs", "eval_every", "eval_episodes", "n_steps", "batch_size"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name}: an integer >= 1, got {getattr(self, name)}")
@@ -129,6 +145,10 @@ class Config:
         if not (math.isfinite(self.learning_rate) and self.learning_rate > 0):
             raise ValueError(f"learning_rate: > 0, got {self.learning_rate}")
         return self
+
+    @property
+    def menu(self) -> bool:
+        return self.action == "menu"
 
     @property
     def native(self) -> bool:
@@ -166,14 +186,21 @@ class LaneCodec:
     ``shot_only`` or ``flatten``) gives one table.
 
     ``encode(obs)``: the vector env's Dict of (B, ...) arrays -> (B, D) float32.
-    ``decode(actions, obs)``: (B, A) values in [-1, 1] -> the Dict action batch.
+    ``decode(actions, obs)``: (B, A) values in [-1, 1] -> the Dict action batch; on the menu
+    (``wrapper="menu"``, a vector env built with ``action="menu"``), (B,) indices -> the
+    indices played, a masked one replaced by the ghost's candidate as ``MenuMasks`` does
+    (counted in ``fallbacks``). ``masks(encoded)``: the (B, K) legal masks read back from
+    encoded observations.
     """
 
     def __init__(self, venv, wrapper: str, shot_high):
         base = _Spaces(venv)
         self.wrapper = wrapper
         self.flat_obs = W.FlatObservation(base)
-        if wrapper == "shot_only":
+        self.fallbacks = 0
+        if wrapper == "menu":
+            self.act = None
+        elif wrapper == "shot_only":
             self.act = W.ShotOnly(base, shot_high=shot_high)
         elif wrapper == "residual":
             self.act = ResidualShot(base)  # the ghost-ball agent's stroke, corrected
@@ -181,7 +208,7 @@ class LaneCodec:
         else:
             self.act = W.FlattenDictAction(base, shot_high=shot_high)
         self.observation_space = self.flat_obs.observation_space
-        self.action_space = self.act.action_space
+        self.action_space = base.action_space if wrapper == "menu" else self.act.action_space
         self.table = base.func.table
 
     @staticmethod
@@ -192,7 +219,18 @@ class LaneCodec:
         n = len(obs["phase"])
         return np.stack([self.flat_obs.observation(self.lane(obs, i)) for i in range(n)])
 
-    def decode(self, actions: np.ndarray, obs: dict) -> dict:
+    def masks(self, encoded: np.ndarray) -> np.ndarray:
+        return np.asarray(encoded)[:, self.flat_obs.slices["menu_legal"]] > 0.5
+
+    def decode(self, actions: np.ndarray, obs: dict):
+        if self.wrapper == "menu":
+            actions = np.asarray(actions)
+            if actions.shape != (len(obs["menu_legal"]),):
+                raise ValueError(f"actions: shape ({len(obs['menu_legal'])},), one menu index per table, "
+                                 f"got {actions.shape}")
+            played = [W.menu_index(a, np.asarray(legal, bool)) for a, legal in zip(actions, obs["menu_legal"])]
+            self.fallbacks += sum(replaced for _, replaced in played)
+            return np.asarray([i for i, _ in played], np.int64)
         actions = np.asarray(actions, float)
         if actions.ndim != 2 or actions.shape[1:] != self.action_space.shape:
             raise ValueError(f"actions: shape (B, {self.action_space.shape[0]}) expected, got {actions.shape}")
@@ -215,8 +253,9 @@ class LaneCodec:
 
 def make_native(cfg: Config, num_envs: int):
     """The native vector env of ``cfg`` and its :class:`LaneCodec`."""
-    venv = gym.make_vec(cfg.env, num_envs=num_envs, vectorization_mode="vector_entry_point", **cfg.env_kwargs())
-    return venv, LaneCodec(venv, cfg.wrapper, cfg.shot_high)
+    menu = {"action": "menu"} if cfg.menu else {}
+    venv = gym.make_vec(cfg.env, num_envs=num_envs, vectorization_mode="vector_entry_point", **cfg.env_kwargs(), **menu)
+    return venv, LaneCodec(venv, "menu" if cfg.menu else cfg.wrapper, cfg.shot_high)
 
 
 # ----------------------------------------------------------------------------- SB3 vector envs
@@ -288,10 +327,19 @@ class NativeVecEnv(VecEnv):
     def get_attr(self, attr_name, indices=None):
         return [getattr(self.venv, attr_name) for _ in self._get_indices(indices)]
 
+    def has_attr(self, attr_name) -> bool:
+        # MaskablePPO asks for "action_masks"; the menu's tables answer it from their observation
+        if attr_name == "action_masks":
+            return self.codec.wrapper == "menu"
+        return hasattr(self.venv, attr_name)
+
     def set_attr(self, attr_name, value, indices=None):
         raise AttributeError(f"NativeVecEnv: cannot set {attr_name!r} on the tables one by one")
 
     def env_method(self, method_name, *method_args, indices=None, **method_kwargs):
+        if method_name == "action_masks" and self.codec.wrapper == "menu" and self._obs is not None:
+            legal = np.asarray(self._obs["menu_legal"], bool)
+            return [legal[i].copy() for i in self._get_indices(indices)]
         raise AttributeError(f"NativeVecEnv: no per-table method {method_name!r}")
 
     def env_is_wrapped(self, wrapper_class, indices=None):
@@ -303,6 +351,8 @@ def make_dummy(cfg: Config):
     def one():
         if cfg.wrapper == "residual":
             return Monitor(make_residual_env(cfg.env, **cfg.env_kwargs()))
+        if cfg.menu:
+            return Monitor(W.make_sb3_env(cfg.env, mode="menu", **cfg.env_kwargs()))
         return Monitor(W.make_sb3_env(cfg.env, mode=cfg.wrapper, shot_high=cfg.shot_high, **cfg.env_kwargs()))
 
     return DummyVecEnv([one] * cfg.num_envs)
@@ -322,7 +372,10 @@ def bench_vec(cfg: Config, steps: int) -> dict:
         env.seed(cfg.seed)
         env.reset()
         calls = max(1, steps // cfg.num_envs)
-        acts = rng.uniform(-1, 1, (calls + 1, cfg.num_envs) + env.action_space.shape).astype(np.float32)
+        if cfg.menu:  # uniform indices: the masked ones play the ghost's candidate
+            acts = rng.integers(0, env.action_space.n, (calls + 1, cfg.num_envs))
+        else:
+            acts = rng.uniform(-1, 1, (calls + 1, cfg.num_envs) + env.action_space.shape).astype(np.float32)
         env.step(acts[0])  # compiles (or loads) the programs
         t = time.perf_counter()
         for a in acts[1:]:
@@ -338,11 +391,14 @@ def bench_vec(cfg: Config, steps: int) -> dict:
 
 class Evaluator:
     """Plays ``episodes`` episodes of the eval env for a policy, the same episodes at every
-    call: batches of :data:`EVAL_BATCH` tables, batch j seeded ``eval_seed + 64 j``; each
-    table's first episode counts (capped at ``max_decisions`` decisions)."""
+    call: batches of b tables, batch j seeded ``eval_seed + b j``, so that episode k is the
+    table of the single env seeded ``eval_seed + k`` whatever b; each table's first episode
+    counts (capped at ``max_decisions`` decisions). b is :data:`EVAL_BATCH`, or on the menu
+    ``num_envs``, so that one compiled menu program serves training and evaluation."""
 
     def __init__(self, cfg: Config, max_decisions: int = 200):
-        self.venv, self.codec = make_native(cfg, EVAL_BATCH)
+        self.batch = cfg.num_envs if cfg.menu else EVAL_BATCH
+        self.venv, self.codec = make_native(cfg, self.batch)
         self.episodes = cfg.eval_episodes
         self.seed = cfg.eval_seed
         self.max_decisions = max_decisions
@@ -350,33 +406,49 @@ class Evaluator:
     def __call__(self, policy) -> dict:
         """``policy(obs (B, D) float32) -> actions (B, A)`` in [-1, 1]. Returns
         ``{"mean_reward", "std_reward", "success_rate", "episodes"}``: the mean and std of
-        the episode returns and the share of returns > 0."""
+        the episode returns and the share of returns > 0; on the menu also ``fallback_rate``,
+        the share of decisions whose index was masked (played as the ghost's candidate)."""
         returns = []
-        for j in range(math.ceil(self.episodes / EVAL_BATCH)):
-            obs, _ = self.venv.reset(seed=self.seed + EVAL_BATCH * j)
-            ret = np.zeros(EVAL_BATCH)
-            ended = np.zeros(EVAL_BATCH, bool)
+        b = self.batch
+        fallbacks, decisions = self.codec.fallbacks, 0
+        for j in range(math.ceil(self.episodes / b)):
+            obs, _ = self.venv.reset(seed=self.seed + b * j)
+            ret = np.zeros(b)
+            ended = np.zeros(b, bool)
             for _ in range(self.max_decisions):
                 act = self.codec.decode(policy(self.codec.encode(obs)), obs)
+                decisions += int(np.sum(~ended))
                 obs, reward, terminated, truncated, _ = self.venv.step(act)
                 ret += np.where(ended, 0.0, reward)
                 ended |= terminated | truncated
                 if ended.all():
                     break
-            returns.append(ret[: self.episodes - EVAL_BATCH * j])
+            returns.append(ret[: self.episodes - b * j])
         r = np.concatenate(returns)
-        return {"mean_reward": float(r.mean()), "std_reward": float(r.std()), "success_rate": float(np.mean(r > 0)),
-                "episodes": int(r.size)}
+        out = {"mean_reward": float(r.mean()), "std_reward": float(r.std()), "success_rate": float(np.mean(r > 0)),
+               "episodes": int(r.size)}
+        if self.codec.wrapper == "menu":  # a close count: the lanes past the last episode count too
+            out["fallback_rate"] = round((self.codec.fallbacks - fallbacks) / max(decisions, 1), 4)
+        return out
 
 
-def random_policy(action_space: spaces.Box, seed: int):
-    """Uniform actions over the Box, from a Generator seeded ``seed``."""
+def random_policy(action_space, seed: int, masks=None):
+    """Uniform actions over the Box, from a Generator seeded ``seed``; for a Discrete
+    action, a uniform legal index (``masks(obs)`` (B, n) bool)."""
     rng = np.random.default_rng(seed)
+    if isinstance(action_space, spaces.Discrete):
+        def pick(obs):
+            legal = masks(obs)
+            return np.asarray([rng.choice(np.flatnonzero(m)) for m in legal])
+        return pick
     return lambda obs: rng.uniform(action_space.low, action_space.high, (len(obs),) + action_space.shape)
 
 
-def model_policy(model):
-    return lambda obs: model.predict(obs, deterministic=True)[0]
+def model_policy(model, masks=None):
+    """The deterministic policy of ``model``; ``masks(obs)`` (B, K) bool for MaskablePPO."""
+    if masks is None:
+        return lambda obs: model.predict(obs, deterministic=True)[0]
+    return lambda obs: model.predict(obs, deterministic=True, action_masks=masks(obs))[0]
 
 
 # ----------------------------------------------------------------------------- training
@@ -397,13 +469,30 @@ def _seeded_torch(seed: int):
         torch.use_deterministic_algorithms(deterministic)
 
 
+def _maskable_ppo():
+    try:
+        from sb3_contrib import MaskablePPO
+    except ImportError as err:
+        raise ImportError("algo 'maskable_ppo' needs sb3-contrib: pip install -e '.[sb3]'") from err
+    return MaskablePPO
+
+
+def model_class(algo: str):
+    """The SB3 class of ``algo`` (for ``.load``)."""
+    return {"ppo": PPO, "sac": SAC}.get(algo) or _maskable_ppo()
+
+
 def make_model(cfg: Config, env):
     # log_std_init: the Gaussian's initial spread in the [-1, 1] units; 0 (std 1) spans the
-    # whole circle of headings, so early pots are as rare as a random policy's
-    policy_kwargs = {"net_arch": list(cfg.net), "log_std_init": cfg.log_std_init}
-    if cfg.algo == "ppo":
-        return PPO("MlpPolicy", env, learning_rate=cfg.learning_rate, n_steps=cfg.n_steps, batch_size=cfg.batch_size,
-                   policy_kwargs=policy_kwargs, seed=cfg.seed, device="cpu", verbose=0)
+    # whole circle of headings, so early pots are as rare as a random policy's. The menu's
+    # categorical policy has no spread to set
+    policy_kwargs = {"net_arch": list(cfg.net)}
+    if not cfg.menu:
+        policy_kwargs["log_std_init"] = cfg.log_std_init
+    if cfg.algo in ("ppo", "maskable_ppo"):
+        return model_class(cfg.algo)(
+            "MlpPolicy", env, learning_rate=cfg.learning_rate, n_steps=cfg.n_steps, batch_size=cfg.batch_size,
+            policy_kwargs=policy_kwargs, seed=cfg.seed, device="cpu", verbose=0)
     return SAC("MlpPolicy", env, learning_rate=cfg.learning_rate, batch_size=cfg.batch_size,
                buffer_size=max(cfg.steps, 1000), learning_starts=min(1000, cfg.steps // 10),
                gradient_steps=-1,  # one update per transition, however many tables run
@@ -436,7 +525,7 @@ def _callback(cfg: Config, evaluate, record: dict, t_start: float):
         def run_eval(self):
             t = time.perf_counter()
             fps = (self.num_timesteps - self.last[0]) / max(t - self.last[1], 1e-9)  # since the last evaluation
-            res = evaluate(model_policy(self.model))
+            res = evaluate(model_policy(self.model, evaluate.codec.masks if cfg.algo == "maskable_ppo" else None))
             self.last = (self.num_timesteps, time.perf_counter())
             self.eval_time += self.last[1] - t
             wall = self.last[1] - t_start
@@ -466,8 +555,8 @@ def _train(cfg: Config) -> dict:
     evaluate = Evaluator(cfg)
     record = {"config": {**asdict(cfg), "vec": "native" if cfg.native else "dummy"}, "baseline": None,
               "evaluations": []}
-    base = evaluate(random_policy(env.action_space, cfg.eval_seed))
-    record["baseline"] = {"policy": "uniform random action", **base}
+    base = evaluate(random_policy(env.action_space, cfg.eval_seed, evaluate.codec.masks))
+    record["baseline"] = {"policy": "uniform legal candidate" if cfg.menu else "uniform random action", **base}
     model = make_model(cfg, env)
     # SB3's own logger writes nothing here (verbose 0, our progress lines instead); set, so
     # that learn() does not make an empty SB3-<date> folder in the system's temp folder
@@ -522,7 +611,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="train", description=__doc__.split("\n")[0],
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--env", default=d.env, choices=list(cuegym.ENV_IDS))
-    p.add_argument("--algo", default=d.algo, choices=["ppo", "sac"])
+    p.add_argument("--algo", default=d.algo, choices=list(ALGOS),
+                   help="maskable_ppo (sb3-contrib): PPO that masks the menu's illegal candidates (--action menu)")
     p.add_argument("--steps", type=int, default=d.steps, help="training env steps (all tables together)")
     p.add_argument("--seed", type=int, default=d.seed)
     p.add_argument("--num-envs", type=int, default=d.num_envs, help="tables trained at once")
@@ -539,6 +629,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--opponent", default=d.opponent, choices=["random", "ghost"], help="two-player games only")
     p.add_argument("--wrapper", default=d.wrapper, choices=list(WRAPPERS),
                    help="the learner's action: shot_only, flatten, or residual (corrections to the ghost's stroke)")
+    p.add_argument("--action", default=d.action, choices=list(ACTIONS),
+                   help="the env's Dict action through --wrapper, or the shot menu (a Discrete index)")
     p.add_argument("--vec", default=d.vec, choices=["auto", "native", "dummy"],
                    help="SB3 vector env: the native JAX one (one-stroke tasks) or DummyVecEnv; auto picks")
     p.add_argument("--shot-high", type=_floats, default=d.shot_high,
@@ -560,7 +652,7 @@ def config_from_args(args) -> Config:
     return Config(env=args.env, algo=args.algo, steps=args.steps, seed=args.seed, num_envs=args.num_envs,
                   eval_every=args.eval_every, eval_episodes=args.eval_episodes, eval_seed=args.eval_seed,
                   out=args.out, table=args.table, noise=args.noise, distance=args.distance,
-                  cut=args.cut, opponent=args.opponent, wrapper=args.wrapper,
+                  cut=args.cut, opponent=args.opponent, wrapper=args.wrapper, action=args.action,
                   vec=args.vec, shot_high=tuple(args.shot_high), net=tuple(args.net), learning_rate=args.lr,
                   n_steps=args.n_steps, batch_size=args.batch_size,
                   log_std_init=args.log_std_init, init=args.init)

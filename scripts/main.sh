@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Set up from scratch (a virtual environment in .venv) and run the main job: train PPO on
 # cuegym/PotShot-v0 (pool-9ft, noise 1.0, 60,000 steps), evaluate it against the random,
-# ghost-ball and search agents on the same seeded layouts, train the JAX-native PPO on the
+# ghost-ball and search agents on the same seeded layouts, train sb3-contrib's MaskablePPO on
+# the shot menu (8,192 steps) on the same layouts, train the JAX-native PPO on the
 # shot menu for 2 minutes and evaluate it against the ghost on its own seeded episodes,
 # and write results/main/main_job.md
 # (the table), results/main/main_job.json and results/main/train/learning_curve.png.

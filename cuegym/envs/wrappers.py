@@ -4,6 +4,8 @@
   the Dict action comes from a fixed heuristic, :func:`heuristic_decisions`.
 * :class:`FlattenDictAction` — the whole Dict action as one Box in [-1, 1].
 * :class:`FlatObservation` — the Dict observation as one float32 vector.
+* :class:`MenuMasks` — the shot menu (``gymnasium.make(id, action="menu")``) for a learner:
+  ``action_masks()`` for sb3-contrib's MaskablePPO, a masked index played as the ghost's.
 * :func:`make_sb3_env` — ``gymnasium.make`` plus the two wrappers a learner needs.
 
 Both action wrappers map v in [-1, 1] to phi = pi · v modulo 2 pi (no seam in the circle of
@@ -313,6 +315,63 @@ class FlattenDictAction(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
         return np.clip(v, -1.0, 1.0).astype(np.float32)
 
 
+# ----------------------------------------------------------------------------- shot menu
+
+
+def menu_index(action, legal) -> tuple:
+    """The candidate a learner's ``action`` plays on a menu whose mask is ``legal`` (K,):
+    the index itself when legal, else K - 1, the ghost agent's decision (always legal: the
+    menu's masked slots repeat it anyway). Returns (index, replaced). ValueError naming
+    ``action`` for a non-integer or an index out of [0, K)."""
+    k = len(legal)
+    a = np.asarray(action)
+    if a.shape != () or not (np.issubdtype(a.dtype, np.integer)
+                             or (np.issubdtype(a.dtype, np.floating) and np.isfinite(a) and float(a) == int(a))):
+        raise ValueError(f"action: a menu index, an integer in [0, {k}), got {action!r}")
+    i = int(a)
+    if not 0 <= i < k:
+        raise ValueError(f"action: a menu index in [0, {k}), got {i}")
+    return (i, False) if legal[i] else (k - 1, True)
+
+
+class MenuMasks(gym.Wrapper, gym.utils.RecordConstructorArgs):
+    """A menu env (``gymnasium.make(id, action="menu")``) for stable-baselines3:
+    ``action_masks()`` is the (K,) bool legal mask of the latest observation (what
+    sb3-contrib's ``MaskablePPO`` asks for), and a masked index plays the ghost's candidate,
+    the last (:func:`menu_index`), instead of raising, so that plain PPO, which cannot mask,
+    trains on it too; ``info["fallback"]`` says when that happened. Apply
+    :class:`FlatObservation` outside this one."""
+
+    def __init__(self, env: gym.Env):
+        gym.utils.RecordConstructorArgs.__init__(self)
+        gym.Wrapper.__init__(self, env)
+        obs_space = env.observation_space
+        if not (isinstance(env.action_space, spaces.Discrete) and isinstance(obs_space, spaces.Dict)
+                and "menu_legal" in obs_space.spaces):
+            raise ValueError("env: MenuMasks wraps a menu env, gymnasium.make(id, action='menu'); got action space "
+                             f"{env.action_space}")
+        self.action_space = spaces.Discrete(int(env.action_space.n))  # plain: any index is playable here
+        self._legal = None
+
+    def action_masks(self) -> np.ndarray:
+        if self._legal is None:
+            raise RuntimeError("call reset() before action_masks()")
+        return self._legal.copy()
+
+    def reset(self, **kwargs):
+        obs, info = self.env.reset(**kwargs)
+        self._legal = np.asarray(obs["menu_legal"], bool)
+        return obs, info
+
+    def step(self, action):
+        if self._legal is None:
+            raise RuntimeError("call reset() before step()")
+        i, replaced = menu_index(action, self._legal)
+        obs, reward, terminated, truncated, info = self.env.step(i)
+        self._legal = np.asarray(obs["menu_legal"], bool)
+        return obs, reward, terminated, truncated, {**info, "fallback": replaced}
+
+
 # ----------------------------------------------------------------------------- observation
 
 
@@ -416,14 +475,24 @@ class FlatObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
 
 
 def make_sb3_env(env_id: str, mode: str = "shot_only", *, shot_low=None, shot_high=None, **kwargs) -> gym.Env:
-    """``gymnasium.make(env_id, **kwargs)`` with a Box action and a Box observation:
+    """``gymnasium.make(env_id, **kwargs)`` with a Box observation and the learner's action:
     ``mode="shot_only"``: ``FlatObservation(ShotOnly(env))``; ``mode="flatten"``:
-    ``FlatObservation(FlattenDictAction(env))``. ``shot_low`` / ``shot_high`` narrow the
-    shot ranges (module docstring). Ready for ``PPO("MlpPolicy", env)`` or ``SAC``."""
+    ``FlatObservation(FlattenDictAction(env))``; ``mode="menu"``: the shot menu,
+    ``FlatObservation(MenuMasks(gymnasium.make(env_id, action="menu", **kwargs)))``, a
+    Discrete action. ``shot_low`` / ``shot_high`` narrow the shot ranges (module
+    docstring; not with the menu). Ready for ``PPO("MlpPolicy", env)``, ``SAC`` (a Box
+    action) or ``MaskablePPO`` (the menu)."""
     import cuegym  # noqa: F401  (registers the ids)
 
-    if mode not in ("shot_only", "flatten"):
-        raise ValueError(f"mode: 'shot_only' or 'flatten', got {mode!r}")
+    if mode not in ("shot_only", "flatten", "menu"):
+        raise ValueError(f"mode: 'shot_only', 'flatten' or 'menu', got {mode!r}")
+    if mode == "menu":
+        for name, value in (("shot_low", shot_low), ("shot_high", shot_high)):
+            if value is not None:
+                raise ValueError(f"{name}: the menu's strokes are its own; leave it out with mode='menu'")
+        if "action" in kwargs:
+            raise ValueError(f"action: mode='menu' sets it; got action={kwargs['action']!r} too")
+        return FlatObservation(MenuMasks(gym.make(env_id, action="menu", **kwargs)))
     env = gym.make(env_id, **kwargs)
     inner = ShotOnly(env, shot_low, shot_high) if mode == "shot_only" else FlattenDictAction(env, shot_low, shot_high)
     return FlatObservation(inner)
