@@ -24,6 +24,7 @@ from cuegym.envs import functional as F
 from cuegym.envs.games import golf as fg
 from cuegym.envs.games import snooker_frame as fs
 from cuegym.envs.registry import game
+from cuegym.physics import compact
 from cuegym.rules import americanka as am
 from cuegym.rules import golf as gf
 from cuegym.rules import pool
@@ -102,12 +103,14 @@ def target_balls(env: F.FuncEnv, state: F.EnvState, xy):
     return jnp.where(ball_in_hand(phase), on & (ids != hand) & outside, on)
 
 
-def pot_table(env: F.FuncEnv, state: F.EnvState, xy, on, strikers, targets, only=None) -> G.Pots:
-    """(traceable) :func:`cuegym.agents.geometry.pots` of the layout ``xy``, ``on``; in golf
-    only the round's pocket is kept (a pot elsewhere is a foul, GF-20); in Americanka each
-    pot is played at least at :func:`cuegym.agents.geometry.miss_speed` (up to
-    ``MAX_POT_SPEED``), so that a miss is still a legal safety (AM-12)."""
-    pts = G.pots(env.table, env.spec.ball_radius, xy, on, strikers, targets, only)
+def pot_table(env: F.FuncEnv, state: F.EnvState, xy, on, strikers, targets, only=None,
+              object_clear=None) -> G.Pots:
+    """(traceable) :func:`cuegym.agents.geometry.pots` of the layout ``xy``, ``on`` (its
+    ``only`` and ``object_clear`` passed on); in golf only the round's pocket is kept (a
+    pot elsewhere is a foul, GF-20); in Americanka each pot is played at least at
+    :func:`cuegym.agents.geometry.miss_speed` (up to ``MAX_POT_SPEED``), so that a miss is
+    still a legal safety (AM-12)."""
+    pts = G.pots(env.table, env.spec.ball_radius, xy, on, strikers, targets, only, object_clear)
     if env.task == am.GAME:  # a missed pot must still be a legal safety (AM-12, AM-13, RU-GEN-47)
         pts = pts._replace(speed=G.americanka_pot_speed(env.spec, xy, pts))
     if family(env) == "golf":
@@ -122,50 +125,79 @@ def _top(score, k):
     return jax.lax.top_k(flat, k)
 
 
-def ghost_plans(env: F.FuncEnv, state: F.EnvState, k: int) -> Plans:
-    """(traceable) The ``k`` best pots of ``state`` by :class:`cuegym.agents.geometry.Pots`
-    score. From hand every spot of :func:`cuegym.agents.geometry.hand_spots` where the ball
-    may legally go is tried."""
+def plans_from_position(env: F.FuncEnv, state: F.EnvState, k: int) -> Plans:
+    """(traceable) The ``k`` best pots of ``state`` with every ball where it lies (the
+    struck ball not in hand)."""
+    n = env.n_balls
+    xy, on = state.xy, state.on
+    strikers = F.legal_masks(env, state)["cue_ball"]
+    pts = pot_table(env, state, xy, on, strikers, target_balls(env, state, xy))
+    score, idx = _top(pts.score, k)
+    s, j, p = idx // (n * 6), (idx // 6) % n, idx % 6
+    return Plans(xy[s], s, j, p, pts.phi.reshape(-1)[idx], pts.speed.reshape(-1)[idx], score)
+
+
+def plans_from_hand(env: F.FuncEnv, state: F.EnvState, k: int) -> Plans:
+    """(traceable) The ``k`` best pots of ``state`` with the ball in hand, over the M legal
+    spots it is tried at (the D's grid in snooker, :func:`cuegym.agents.geometry.hand_spots`
+    otherwise): M pot tables of the ball in hand alone, (M, 1, J, P)."""
     spec = env.spec
     n = env.n_balls
     hand = game(env.task).hand_ball
     strikers = F.legal_masks(env, state)["cue_ball"]
     xy, on = state.xy, state.on
     phase = state.game.phase
+    if family(env) == "snooker":
+        grid = fs.d_grid(spec)
+        spots = jnp.concatenate([grid[:: grid.shape[0] // D_SPOTS], fs.ghost_spot(spec)[None]], 0)
+        legal = jax.vmap(lambda q: sn.placement_ok(spec, xy, on, q))(spots)
+    elif family(env) == "golf":
+        spots = G.hand_spots(env.table, spec, IN_HAND_HOUSE, xy, target_balls(env, state, xy))
+        legal = jax.vmap(lambda q: gf.placement_ok(spec, xy, on, q, IN_HAND_HOUSE))(spots)
+    else:
+        spots = G.hand_spots(env.table, spec, phase, xy, target_balls(env, state, xy))
+        legal = jax.vmap(lambda q: ru.placement_ok(spec, phase, xy, on, hand, q))(spots)
+    # the object balls' paths to the pockets do not move with the ball in hand: once per table
+    object_clear = G.object_clearance(env.table, spec.ball_radius, xy, on, hand)
 
-    def from_position(_):
-        pts = pot_table(env, state, xy, on, strikers, target_balls(env, state, xy))
-        score, idx = _top(pts.score, k)
-        s, j, p = idx // (n * 6), (idx // 6) % n, idx % 6
-        return Plans(xy[s], s, j, p, pts.phi.reshape(-1)[idx], pts.speed.reshape(-1)[idx], score)
+    def at(q):  # from hand only the ball in hand is struck: its pots alone
+        xy2, on2 = xy.at[hand].set(q), on.at[hand].set(True)
+        return pot_table(env, state, xy2, on2, strikers, target_balls(env, state, xy2), only=hand,
+                         object_clear=object_clear)
 
+    pts = jax.vmap(at)(spots)  # (M, 1, J, P)
+    score, idx = _top(jnp.where(legal[:, None, None, None], pts.score, -jnp.inf), k)
+    m, rest = idx // (n * 6), idx % (n * 6)
+    j, p = rest // 6, rest % 6
+    s = jnp.full_like(j, hand)
+    return Plans(spots[m], s, j, p, pts.phi.reshape(-1)[idx], pts.speed.reshape(-1)[idx], score)
+
+
+def ghost_plans(env: F.FuncEnv, state: F.EnvState, k: int) -> Plans:
+    """(traceable) The ``k`` best pots of ``state`` by :class:`cuegym.agents.geometry.Pots`
+    score: :func:`plans_from_hand` when the struck ball is in hand (every spot of
+    :func:`cuegym.agents.geometry.hand_spots` where it may legally go is tried), else
+    :func:`plans_from_position`. Under ``vmap`` both run for every table: a batch takes
+    :func:`ghost_plans_batch`."""
     if not refereed(env):
-        return from_position(None)
+        return plans_from_position(env, state, k)
+    return jax.lax.cond(ball_in_hand(state.game.phase), lambda _: plans_from_hand(env, state, k),
+                        lambda _: plans_from_position(env, state, k), None)
 
-    def from_hand(_):
-        if family(env) == "snooker":
-            grid = fs.d_grid(spec)
-            spots = jnp.concatenate([grid[:: grid.shape[0] // D_SPOTS], fs.ghost_spot(spec)[None]], 0)
-            legal = jax.vmap(lambda q: sn.placement_ok(spec, xy, on, q))(spots)
-        elif family(env) == "golf":
-            spots = G.hand_spots(env.table, spec, IN_HAND_HOUSE, xy, target_balls(env, state, xy))
-            legal = jax.vmap(lambda q: gf.placement_ok(spec, xy, on, q, IN_HAND_HOUSE))(spots)
-        else:
-            spots = G.hand_spots(env.table, spec, phase, xy, target_balls(env, state, xy))
-            legal = jax.vmap(lambda q: ru.placement_ok(spec, phase, xy, on, hand, q))(spots)
 
-        def at(q):  # from hand only the ball in hand is struck: its pots alone
-            xy2, on2 = xy.at[hand].set(q), on.at[hand].set(True)
-            return pot_table(env, state, xy2, on2, strikers, target_balls(env, state, xy2), only=hand)
-
-        pts = jax.vmap(at)(spots)  # (M, 1, J, P)
-        score, idx = _top(jnp.where(legal[:, None, None, None], pts.score, -jnp.inf), k)
-        m, rest = idx // (n * 6), idx % (n * 6)
-        j, p = rest // 6, rest % 6
-        s = jnp.full_like(j, hand)
-        return Plans(spots[m], s, j, p, pts.phi.reshape(-1)[idx], pts.speed.reshape(-1)[idx], score)
-
-    return jax.lax.cond(ball_in_hand(phase), from_hand, from_position, None)
+def ghost_plans_batch(env: F.FuncEnv, states: F.EnvState, k: int, chunk: int | None = None) -> Plans:
+    """(traceable) :func:`ghost_plans` of B tables (``states`` with a leading axis B), the
+    same values, each field with a leading B: :func:`plans_from_position` for every table,
+    :func:`plans_from_hand` (about 10 times its cost with 16 balls) only for those in hand,
+    ``chunk`` at a time (default B / 8, at least 8) in a loop that turns as many times as
+    they fill chunks (:func:`cuegym.physics.compact.apply_to_active`)."""
+    plans = jax.vmap(lambda s: plans_from_position(env, s, k))(states)
+    if not refereed(env):
+        return plans
+    size = states.game.phase.shape[0]
+    chunk = compact.chunk_size(size, 8, least=8) if chunk is None else max(1, min(int(chunk), size))
+    return compact.apply_to_active(jax.vmap(lambda s: plans_from_hand(env, s, k)), ball_in_hand(states.game.phase),
+                                   (states,), plans, chunk)
 
 
 def ghost_decision(env: F.FuncEnv, state: F.EnvState, plans: Plans | None = None):

@@ -16,7 +16,7 @@ import jax.numpy as jnp
 
 from cuegym.envs import functional as F
 from cuegym.envs import ghost
-from cuegym.envs.ghost import Pots, pocket_lines, pot_speed, pots, segment_gap
+from cuegym.envs.ghost import Pots, object_clearance, pocket_lines, pot_speed, pots, segment_gap
 from cuegym.envs.ghost_safety import (
     CARRY_MARGIN,
     MAX_POT_SPEED,
@@ -37,8 +37,8 @@ from cuegym.physics import get_table
 __all__ = [
     "CARRY_MARGIN", "DRAW", "MAX_APPROACH", "MAX_CUT", "MAX_POT_SPEED", "MAX_SAFETY_SPEED", "MIN_HAND_DISTANCE",
     "MIN_HEAD_ON", "POCKET_CLEARANCE", "Pots", "americanka_pot_speed", "best_pot_score", "carry_speed",
-    "contact_geometry", "cushion_legs", "first_true", "hand_spots", "miss_speed", "nearest_pocket", "pocket_lines",
-    "pot_speed", "pots", "removal_choice", "safety", "segment_gap", "straight_hits",
+    "contact_geometry", "cushion_legs", "first_true", "hand_spots", "miss_speed", "nearest_pocket", "object_clearance",
+    "pocket_lines", "pot_speed", "pots", "removal_choice", "safety", "segment_gap", "straight_hits",
 ]
 
 # Pots tried and the draw: the built-in ghost's (cuegym.envs.ghost, cuegym.envs.functional).

@@ -24,7 +24,7 @@ import numpy as np
 
 from cuegym.agents import geometry as G
 from cuegym.agents import menu_safety as S
-from cuegym.agents.baselines import ball_in_hand, ghost_decision, ghost_plans, refereed
+from cuegym.agents.baselines import Plans, ball_in_hand, ghost_decision, ghost_plans, ghost_plans_batch, refereed
 from cuegym.envs import functional as F
 from cuegym.envs.registry import GAMES
 from cuegym.physics import get_table
@@ -190,13 +190,15 @@ def _clearance(xy, on, cue, obj, ghost, pocket, radius):
     return jnp.minimum(near / (2 * radius), CLEARANCE_CAP)
 
 
-def menu(env: F.FuncEnv, state: F.EnvState, styles=STYLES, pots: int = POTS, pairs: int = S.PAIRS) -> Menu:
-    """(traceable) The :class:`Menu` of ``state`` for the player to act."""
+def menu(env: F.FuncEnv, state: F.EnvState, styles=STYLES, pots: int = POTS, pairs: int = S.PAIRS,
+         plans: Plans | None = None) -> Menu:
+    """(traceable) The :class:`Menu` of ``state`` for the player to act. ``plans``: its
+    ``ghost_plans(env, state, pots)`` if already found (:func:`menu_batch`)."""
     spec = env.spec
     table = get_table(env.table)
     r = spec.ball_radius
     scale = spec.length
-    plans = ghost_plans(env, state, pots)
+    plans = ghost_plans(env, state, pots) if plans is None else plans
     ghost, found_pot = ghost_decision(env, state, plans)  # its pot is the first plan
     pockets = jnp.asarray(table.pocket_xy)
     factor = jnp.asarray([s[0] for s in styles])
@@ -254,6 +256,16 @@ def menu(env: F.FuncEnv, state: F.EnvState, styles=STYLES, pots: int = POTS, pai
     feats = jnp.concatenate([feats, ghost_feats[None]], 0)
     legal = jnp.concatenate([legal, jnp.ones(1, bool)])
     return Menu(actions, feats, legal)
+
+
+def menu_batch(env: F.FuncEnv, states: F.EnvState, styles=STYLES, pots: int = POTS, pairs: int = S.PAIRS,
+               chunk: int | None = None) -> Menu:
+    """(traceable) ``vmap(menu)`` of B tables (``states`` with a leading axis B), the same
+    values, each field with a leading B: the plans by
+    :func:`cuegym.agents.baselines.ghost_plans_batch`, where the tables not in hand skip
+    the pot tables of every spot for the ball in hand (``chunk`` its chunk size)."""
+    plans = ghost_plans_batch(env, states, pots, chunk)
+    return jax.vmap(lambda s, p: menu(env, s, styles, pots, pairs, plans=p))(states, plans)
 
 
 def _safety_candidates(env, state, ghost, like, pairs):
@@ -318,6 +330,7 @@ __all__ = [
     "choose",
     "contact_state",
     "menu",
+    "menu_batch",
     "pocket_window",
     "size",
     "throw_corrected_aim",

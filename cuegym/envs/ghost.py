@@ -79,11 +79,27 @@ def pot_speed(d1, d2, cos_cut):
     return jnp.clip(1.2 + 0.5 * (d1 + d2 / jnp.maximum(cos_cut, 0.3)), 1.5, 4.0)
 
 
-def pots(table_name: str, radius: float, xy, on, strikers, targets, only=None) -> Pots:
+def object_clearance(table_name: str, radius: float, xy, on, striker):
+    """(J, P) bool: object ball j's straight path to pocket p passes at least 2R from every
+    ball on but j and ``striker`` () int, the layout ``xy`` (N, 2) [m], ``on`` (N,) bool.
+    The striker's place does not enter, so one result serves every spot a ball in hand
+    may take (:func:`pots`' ``object_clear``)."""
+    table = get_table(table_name)
+    n = xy.shape[0]
+    ids = jnp.arange(n)
+    pockets = jnp.asarray(table.pocket_xy)
+    gap2 = segment_gap(xy[:, None, None, :], pockets[None, :, None, :], xy[None, None, :, :])  # (J, P, N)
+    others = on[None, None, :] & (ids[None, None, :] != striker) & (ids[None, None, :] != ids[:, None, None])
+    return jnp.all(~others | (gap2 >= 2 * radius), -1)
+
+
+def pots(table_name: str, radius: float, xy, on, strikers, targets, only=None, object_clear=None) -> Pots:
     """:class:`Pots` of the layout ``xy`` (N, 2) [m], ``on`` (N,) bool; ``strikers`` (N,)
     bool the balls that may be struck, ``targets`` (N,) bool the object balls that may be
     aimed at. ``only`` () int: the pots of that striker alone (S = 1), e.g. the ball in
-    hand, for 1/N of the work."""
+    hand, for 1/N of the work. ``object_clear`` (J, P) bool, with ``only``: the object
+    paths' clearance (:func:`object_clearance` for striker ``only``) found once for many
+    places of the striker; the results are the same as without it."""
     table = get_table(table_name)
     n = xy.shape[0]
     ids = jnp.arange(n)
@@ -97,10 +113,13 @@ def pots(table_name: str, radius: float, xy, on, strikers, targets, only=None) -
     aim = v / jnp.maximum(d1, 1e-12)[..., None]
     cos_cut = jnp.sum(aim * u[None], -1)
     gap1 = segment_gap(sx[:, None, None, None, :], ghost[None, :, :, None, :], xy[None, None, None, :, :])
-    gap2 = segment_gap(xy[None, :, None, None, :], pockets[None, None, :, None, :], xy[None, None, None, :, :])
     s_i, j_i, k_i = s_ids[:, None, None, None], ids[None, :, None, None], ids[None, None, None, :]
     others = on[None, None, None, :] & (k_i != s_i) & (k_i != j_i)
-    clear = jnp.all(~others | ((gap1 >= 2 * r) & (gap2 >= 2 * r)), -1)
+    if object_clear is None:
+        gap2 = segment_gap(xy[None, :, None, None, :], pockets[None, None, :, None, :], xy[None, None, None, :, :])
+        clear = jnp.all(~others | ((gap1 >= 2 * r) & (gap2 >= 2 * r)), -1)
+    else:  # all(a | (b & c)) = all(a | b) & all(a | c); the striker's row is not ok (s = j)
+        clear = jnp.all(~others | (gap1 >= 2 * r), -1) & object_clear[None]
     ok = (strikers[s_ids][:, None, None] & targets[None, :, None] & (s_i[..., 0] != j_i[..., 0])
           & (cos_cut > math.cos(MAX_CUT)) & (approach[None] > math.cos(MAX_APPROACH)) & clear & (d1 > 1e-9))
     score = jnp.where(ok, cos_cut * approach[None] ** 2 / (0.5 + d1 + d2[None]), -jnp.inf)

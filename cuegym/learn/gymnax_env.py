@@ -207,6 +207,17 @@ class CueGymnaxEnv(_Base):
         (its menu computed; the episode's decision count 0)."""
         return self._finish(table, jnp.asarray(0, jnp.int32))
 
+    def view_batch(self, tables: F.EnvState):
+        """``vmap(view)`` of B tables (``tables`` with a leading axis B): (obs (B, D), states),
+        the same values, the menus by :func:`cuegym.agents.menu.menu_batch` (the tables not
+        in hand skip the ball in hand's pot tables)."""
+        steps = jnp.zeros(tables.game.phase.shape[:1], jnp.int32)
+        if not self.on_menu:
+            return jax.vmap(self._finish)(tables, steps)
+        m = M.menu_batch(self.func, tables)
+        states = EnvState(tables, m.actions, steps, m.legal)
+        return jax.vmap(self._observe)(states, m), states
+
     def _finish(self, table, steps):
         m = self._menu(table)
         state = EnvState(table, m.actions, steps, m.legal) if m is not None else EnvState(table, {}, steps)

@@ -74,7 +74,7 @@ def _observe(env, pool, env_id):
     """(obs (B, D), the gymnax states (with their menus), seat (B,), winner (B,)) of tables
     ``env_id`` (B,)."""
     table = jax.tree_util.tree_map(lambda x: x[env_id], pool.tables.state)
-    obs, state = jax.vmap(env.view)(table)
+    obs, state = env.view_batch(table)
     return obs, state, table.game.to_play.astype(jnp.int32), table.game.winner
 
 
