@@ -51,15 +51,14 @@ class Rows(NamedTuple):
 
 
 class PoolTrainState(NamedTuple):
-    """``params``, ``opt`` the learner's; ``pool`` the tables and ``handed`` the batch they
-    last handed out (waiting for actions); ``pending`` (N x P rows) each seat's last
-    decision without a successor yet (trained in a later window); ``key``; ``steps`` ()
-    env steps handed out; ``entropy`` the bonus's weight."""
+    """``params``, ``opt`` the learner's; ``pool`` the tables (their next hand-out not taken
+    yet); ``pending`` (N x P rows) each seat's last decision without a successor yet
+    (trained in a later window); ``key``; ``steps`` () env steps handed out; ``entropy``
+    the bonus's weight."""
 
     params: dict
     opt: object
     pool: object
-    handed: object
     pending: Rows
     key: jnp.ndarray
     steps: jnp.ndarray
@@ -91,45 +90,45 @@ def _empty(env, cfg: ppo.Config, obs, action, players: int) -> Rows:
 
 def init(env, env_params, cfg: ppo.Config, key, opponent: str) -> PoolTrainState:
     """A new learner and ``cfg.num_envs`` tables dealt from ``key`` (``opponent`` one of
-    :data:`OPPONENT_CODES`), their first batch handed out."""
+    :data:`OPPONENT_CODES`); the first hand-out is the first iteration's (so the pool's
+    ``recv`` and the menu compile once, inside the iteration)."""
     prog = _program(env, cfg)
     k_net, k_env, key = jax.random.split(key, 3)
     code = jnp.full(cfg.num_envs, OPPONENT_CODES[opponent], jnp.int32)
     pool = prog.reset(jax.random.split(k_env, cfg.num_envs), code, env_params.opts)
-    pool, handed = prog.recv(pool, env_params.opts)
-    obs, _, _, _ = _observe(env, pool, handed.env_id)
     net = network(env.action, cfg.hidden)
-    params = net.init(k_net, obs[:1])
-    action = ppo.distribution(env, net.apply(params, obs[:1])).sample(seed=k_net)
-    pending = _empty(env, cfg, obs[:1], action, env.func.players)
-    return PoolTrainState(params, ppo.optimiser(cfg).init(params), pool, handed, pending, key,
+    obs = jnp.zeros((1, env.obs_size), jnp.float32)  # flax reads the shape alone
+    params = net.init(k_net, obs)
+    action = ppo.distribution(env, net.apply(params, obs)).sample(seed=k_net)
+    pending = _empty(env, cfg, obs, action, env.func.players)
+    return PoolTrainState(params, ppo.optimiser(cfg).init(params), pool, pending, key,
                           jnp.asarray(0, jnp.int32), jnp.asarray(float(cfg.entropy)))
 
 
 def rollout(env, env_params, cfg: ppo.Config, ts: PoolTrainState):
-    """(traceable) ``cfg.num_steps`` hand-outs of ``cfg.pool_batch`` tables: the policy
-    samples for each, the pool plays the actions and hands out the next tables to finish.
-    Returns (pool, handed, key, rows (T, B, ...))."""
+    """(traceable) ``cfg.num_steps`` hand-outs of ``cfg.pool_batch`` tables: the pool hands
+    out the next tables to finish, the policy samples for each, the pool plays the actions.
+    Returns (pool, key, rows (T, B, ...))."""
     prog = _program(env, cfg)
     net = network(env.action, cfg.hidden)
 
     def act(carry, _):
-        pool, handed, key = carry
+        pool, key = carry
         key, k_pick = jax.random.split(key)
+        pool, handed = prog.recv(pool, env_params.opts)
         obs, state, seat, winner = _observe(env, pool, handed.env_id)
         out = net.apply(ts.params, obs)
         dist = ppo.distribution(env, out)
         action = dist.sample(seed=k_pick)
         decided, _ = jax.vmap(env.resolve)(state, action)
         pool = prog.send(pool, action_columns(decided), handed.env_id)
-        pool, nxt = prog.recv(pool, env_params.opts)
         done = handed.terminated | handed.truncated
         row = Rows(handed.env_id, seat, obs, action, dist.log_prob(action), out[-1], ~done,
                    handed.rewards.astype(jnp.float32), done, jnp.zeros(done.shape, jnp.float32), done & (winner == 0))
-        return (pool, nxt, key), row
+        return (pool, key), row
 
-    (pool, handed, key), rows = jax.lax.scan(act, (ts.pool, ts.handed, ts.key), None, cfg.num_steps)
-    return pool, handed, key, rows
+    (pool, key), rows = jax.lax.scan(act, (ts.pool, ts.key), None, cfg.num_steps)
+    return pool, key, rows
 
 
 def targets(rows: Rows, pending: Rows, tables: int, players: int, gamma: float, lam: float):
@@ -199,7 +198,7 @@ def iteration(env, env_params, cfg: ppo.Config, ts: PoolTrainState):
     ended, decisions, seat 0's share of the episodes won, the losses, the share of rows
     trained)."""
     tables, players = cfg.num_envs, env.func.players
-    pool, handed, key, rows = rollout(env, env_params, cfg, ts)
+    pool, key, rows = rollout(env, env_params, cfg, ts)
     adv, trained, still, got = targets(rows, ts.pending, tables, players, cfg.gamma, cfg.lam)
     every = jax.tree_util.tree_map(lambda a, b: jnp.concatenate([a, b]), ts.pending, _flat(rows))
     data = (every.obs, every.action, every.logp, adv, adv + every.value)
@@ -214,7 +213,7 @@ def iteration(env, env_params, cfg: ppo.Config, ts: PoolTrainState):
                "success": jnp.sum(flat.won) / jnp.maximum(ended, 1), "trained": jnp.mean(trained),
                "loss": jnp.mean(losses[0]), "value_loss": jnp.mean(losses[1]), "entropy": jnp.mean(losses[2])}
     steps = ts.steps + cfg.num_steps * cfg.pool_batch
-    return PoolTrainState(params, opt, pool, handed, pending, key, steps, ts.entropy), metrics
+    return PoolTrainState(params, opt, pool, pending, key, steps, ts.entropy), metrics
 
 
 def env_speed(env, env_params, cfg: ppo.Config, opponent: str, iterations: int = 20) -> float:
@@ -228,18 +227,18 @@ def env_speed(env, env_params, cfg: ppo.Config, opponent: str, iterations: int =
     code = jnp.full(cfg.num_envs, OPPONENT_CODES[opponent], jnp.int32)
 
     @jax.jit
-    def step(pool, handed, key):
+    def step(pool, key):
+        pool, handed = prog.recv(pool, env_params.opts)
         table = jax.tree_util.tree_map(lambda x: x[handed.env_id], pool.tables.state)
         keys = jax.random.split(key, handed.env_id.shape[0])
         act = jax.vmap(lambda s, k: F.random_action(env.func, s, k))(table, keys)
-        return prog.recv(prog.send(pool, action_columns(act), handed.env_id), env_params.opts)
+        return prog.send(pool, action_columns(act), handed.env_id)
 
     pool = prog.reset(jax.random.split(jax.random.PRNGKey(7), cfg.num_envs), code, env_params.opts)
-    pool, handed = prog.recv(pool, env_params.opts)
     keys = jax.random.split(jax.random.PRNGKey(1), iterations + 1)
-    pool, handed = jax.block_until_ready(step(pool, handed, keys[0]))
+    pool = jax.block_until_ready(step(pool, keys[0]))
     t = time.perf_counter()
     for k in keys[1:]:
-        pool, handed = step(pool, handed, k)
-    jax.block_until_ready(handed)
+        pool = step(pool, k)
+    jax.block_until_ready(pool)
     return cfg.pool_batch * iterations / (time.perf_counter() - t)

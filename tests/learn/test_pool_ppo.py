@@ -138,4 +138,6 @@ def test_selfplay_over_the_pool_is_deterministic_and_books_every_seat(selfplay_r
     assert set(seats.tolist()) == {0, 1}
     for m in ma:
         assert all(np.isfinite(v) for v in m.values())
-        assert 0.0 < m["trained"] <= 1.0
+        assert 0.0 <= m["trained"] <= 1.0
+    # the first window's decisions mostly wait for their seat's next turn; later ones train
+    assert max(m["trained"] for m in ma) > 0.0
