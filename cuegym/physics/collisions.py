@@ -190,11 +190,14 @@ def ball_ball(balls: BallState, i, j, table, throw=True) -> BallState:
     _, nb_backed = held_neighbour(balls, nb, nb_h, R, exclude=lower)
     nb_blocked = nb_found & ~nb_held & nb_backed
     against = _held_first(against, on_bed & nb_blocked, nb_h, jnp.maximum(dot(balls.v[nb, :2], nb_h), 0.0))
-    # a cushion nose or throat wall the lower ball touches, on the side the push drives it
-    # towards, holds it as a held ball does (rule 5)
-    in_span, gap = table.nose_gaps(balls.r[lower, :2])  # (S,)
+    # a cushion nose or throat wall that the lower ball, or a ball moving with it, touches
+    # on the side the push drives them towards holds the body as a held ball does (rule 5);
+    # held through the lower ball alone, the group's others took the push into the cushion
+    # and met it again at every microcollision
+    in_span, gap = table.nose_gaps(balls.r[:, :2])  # (N, S)
     into_nose = dot(jnp.broadcast_to(push_low, table.seg_n.shape), table.seg_n)
-    on_nose = in_span & (gap <= CONTACT_DEPTH) & (into_nose < 0)
+    body_nose = (carried | (ids == lower))[:, None] & in_span & (gap <= CONTACT_DEPTH)
+    on_nose = jnp.any(body_nose, 0) & (into_nose < 0)
     nose = jnp.argmin(jnp.where(on_nose, into_nose, jnp.inf))
     against = _held_first(against, on_bed & jnp.any(on_nose), -table.seg_n[nose])
     # (a neighbour it already drives into at a real speed meets it in a contact of its own)
