@@ -425,7 +425,8 @@ def plot_frames(report, path) -> str | None:
     ys = list(range(len(rows)))
     fig, (ax_w, ax_b) = plt.subplots(1, 2, figsize=(10, 1.0 + 0.6 * len(rows)), sharey=True)
     rate = [r["win_rate"] for r in rows]
-    err = [[r["win_rate"] - r["ci95"][0] for r in rows], [r["ci95"][1] - r["win_rate"] for r in rows]]
+    # a rate of 0 or 1 meets its interval's end up to rounding: no negative bar
+    err = [[max(r["win_rate"] - r["ci95"][0], 0.0) for r in rows], [max(r["ci95"][1] - r["win_rate"], 0.0) for r in rows]]
     ax_w.errorbar(rate, ys, xerr=err, fmt="o", color="tab:blue", capsize=3)
     ax_w.axvline(0.5, ls="--", color="tab:gray")
     ax_w.set_xlim(0, 1)

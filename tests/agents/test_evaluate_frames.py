@@ -239,3 +239,15 @@ def test_a_frame_depends_on_its_seed_alone_so_a_match_splits_into_runs(tmp_path)
     assert whole["env_seed"] == part["env_seed"] == 4
     for key in ("first_breaks", "seats", "result", "points", "fouls", "strokes", "breaks_scored"):
         assert whole[key] == part[key], key
+
+
+def test_the_plot_takes_a_clean_sweep(tmp_path):
+    """A 100-0 row: its Wilson interval ends at 1.0 up to rounding, below the rate of 1.0,
+    and the figure is still drawn (no negative error bar)."""
+    pytest.importorskip("matplotlib")
+    lo, hi = ev.wilson(100, 100)
+    row = {"game": "cuegym/RussianPyramid-v0", "pair": ["pretrained", "random"], "frames": 100, "win_rate": 1.0,
+           "ci95": [lo, min(hi, 1.0 - 1e-16)], "mean_longest_break": [12.9, 0.0], "max_break": [30, 0]}
+    path = tmp_path / "frames.png"
+    assert ev.plot_frames({"rows": [row]}, str(path)) == str(path)
+    assert path.stat().st_size > 0
