@@ -2,7 +2,7 @@
 on the same layouts, write one table and the learning curve.
 
     python experiments/main_job.py [--steps 60000] [--menu-steps 8192] [--shots 300] [--search-shots 60]
-        [--jax-minutes 2] [--out results/main]
+        [--jax-minutes 2] [--frame-minutes 0.5] [--ghost-frames 4] [--search-frames 1] [--out results/main]
 
 1. ``experiments/train.py`` trains PPO (stable-baselines3, the ShotOnly wrapper, 8 tables at
    once) on ``cuegym/PotShot-v0`` on ``pool-9ft`` at noise 1.0 and evaluates it every 10,000
@@ -18,8 +18,11 @@ on the same layouts, write one table and the learning curve.
 4. ``cuegym.learn.train.run`` trains the JAX-native PPO on the shot menu (``action="menu"``)
    for ``--jax-minutes`` and evaluates it and the ghost on the same 1,000 seeded episodes of
    its gymnax env (outputs in ``OUT/train_jax``).
-5. ``OUT/main_job.md`` and ``OUT/main_job.json``: pot rate with a 95 % interval and the time
-   per decision, one row per policy.
+5. Whole frames (:func:`frame_section`): ``--frame-minutes`` of self-play PPO over the
+   asynchronous pool on Russian pyramid, then the agent cuegym ships for the game against
+   the ghost and the search (outputs in ``OUT/frames``).
+6. ``OUT/main_job.md`` and ``OUT/main_job.json``: pot rate with a 95 % interval and the time
+   per decision, one row per policy; the frames' win rates.
 """
 
 from __future__ import annotations
@@ -51,7 +54,7 @@ def _load(name: str):
 
 
 def run(steps: int, shots: int, search_shots: int, out: Path, seed: int = 0, jax_minutes: float = 2.0,
-        menu_steps: int = 8192) -> dict:
+        menu_steps: int = 8192, frame_minutes: float = 0.5, frames: tuple = (4, 1)) -> dict:
     """Train, evaluate, write the outputs; returns the JSON record."""
     train, agents = _load("train"), _load("evaluate")
     out.mkdir(parents=True, exist_ok=True)
@@ -74,9 +77,10 @@ def run(steps: int, shots: int, search_shots: int, out: Path, seed: int = 0, jax
                      "median_decision_s": r["median_decision_s"]})
         print(json.dumps(rows[-1]), flush=True)
     rows += jax_menu_rows(out / "train_jax", seed, jax_minutes)
+    frame = frame_section(out / "frames", seed, frame_minutes, *frames) if frame_minutes > 0 else None
     report = {"kind": "cuegym.main_job", "env": "cuegym/PotShot-v0", "table": TABLE, "noise": NOISE,
               "eval_seed": EVAL_SEED, "train": record["train"], "learning_curve": str(out / "train" / "learning_curve.png"),
-              "rows": rows, "wall_s": round(time.perf_counter() - t0, 1)}
+              "rows": rows, "frames": frame, "wall_s": round(time.perf_counter() - t0, 1)}
     (out / "main_job.json").write_text(json.dumps(report, indent=1) + "\n")
     (out / "main_job.md").write_text(markdown(report))
     return report
@@ -122,6 +126,49 @@ def jax_menu_rows(out: Path, seed: int, minutes: float) -> list:
     return rows
 
 
+FRAME_GAME = "cuegym/RussianPyramid-v0"
+FRAME_SEED = 500_000  # frames the shipped agent never trained on (its training deals from JAX keys)
+
+
+def frame_section(out: Path, seed: int, minutes: float, ghost_frames: int, search_frames: int) -> dict:
+    """Whole frames: ``minutes`` of self-play PPO over the asynchronous pool on Russian
+    pyramid (:mod:`cuegym.learn.pool_ppo`; its steps/s), then the agent cuegym ships for the
+    game (``cuegym.agents.pretrained``) in frames against the ghost and the search
+    (``experiments/evaluate.py``'s frames, seeds ``FRAME_SEED`` + f)."""
+    from cuegym.learn import ppo
+    from cuegym.learn.train import run as train_jax
+
+    spec = {"env": FRAME_GAME, "action": "menu", "observation": "flat", "opponent": "self", "rollout": "pool",
+            "options": {"noise": NOISE}}
+    cfg = ppo.Config(num_envs=64, num_steps=8, pool_batch=16)
+    res = train_jax(spec, cfg, minutes=minutes, seed=seed, out=out / "selfplay", eval_episodes=0,
+                    measure_env_speed=False)
+    training = {"steps": res["steps"], "steps_per_s": res["steps_per_s"], "compile_s": res["compile_seconds"]}
+    print(json.dumps({"self-play": training}), flush=True)
+    agents = _load("evaluate")
+    rows = []
+    for other, n in (("ghost", ghost_frames), ("search", search_frames)):
+        if n > 0:
+            rep = agents.run_frames([FRAME_GAME], [("pretrained", other)], n, seed=FRAME_SEED, noise=NOISE,
+                                    out=str(out / f"pretrained_{other}"), log=lambda *_: None)
+            rows += rep["rows"]
+            print(json.dumps({k: rows[-1][k] for k in ("pair", "frames", "win_rate", "ci95")}), flush=True)
+    return {"game": FRAME_GAME, "selfplay": training, "rows": rows}
+
+
+def frames_markdown(frame: dict) -> list:
+    t = frame["selfplay"]
+    lines = ["", f"{frame['game'].removeprefix('cuegym/')}: self-play over the pool, {t['steps']} steps at "
+             f"{t['steps_per_s']} steps/s (compiled in {t['compile_s']:.0f} s); the shipped agent's frames "
+             f"(seeds {FRAME_SEED} + f):", "",
+             "| pair | frames | win rate | 95 % CI | s / decision (shipped / other) |", "|---|---|---|---|---|"]
+    for r in frame["rows"]:
+        s = r["median_frame_s_per_decision"]
+        lines.append(f"| {r['pair'][0]} v {r['pair'][1]} | {r['frames']} | {r['win_rate']:.3f} | "
+                     f"{r['ci95'][0]:.3f}–{r['ci95'][1]:.3f} | {s[0]:.3f} / {s[1]:.3f} |")
+    return lines
+
+
 def markdown(report: dict) -> str:
     lines = [f"PotShot-v0 on {report['table']}, noise {report['noise']:g}: pot rate on the same seeded layouts "
              f"(seeds {report['eval_seed']} + k); whole job {report['wall_s']:.0f} s", "",
@@ -133,6 +180,8 @@ def markdown(report: dict) -> str:
               "layouts of the rows above.", "", f"Learning curves: `{report['learning_curve']}`, "
               f"`{report['learning_curve'].replace('/train/', '/train_menu/')}`, "
               f"`{report['learning_curve'].replace('/train/', '/train_jax/')}`"]
+    if report.get("frames"):
+        lines += frames_markdown(report["frames"])
     return "\n".join(lines) + "\n"
 
 
@@ -141,11 +190,15 @@ def main(argv=None) -> int:
 
     compile_log.show()  # say when a program compiles (the first step waits for it)
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--steps", type=int, default=60_000, help="PPO training steps")
+    p.add_argument("--steps", type=int, default=30_000, help="PPO training steps")
     p.add_argument("--menu-steps", type=int, default=8192, help="steps of SB3's MaskablePPO on the shot menu")
     p.add_argument("--shots", type=int, default=300, help="evaluation episodes of PPO, random and ghost")
     p.add_argument("--search-shots", type=int, default=60, help="evaluation episodes of the search agent (~0.7 s each)")
-    p.add_argument("--jax-minutes", type=float, default=2.0, help="training budget of the JAX menu PPO")
+    p.add_argument("--jax-minutes", type=float, default=1.5, help="training budget of the JAX menu PPO")
+    p.add_argument("--frame-minutes", type=float, default=0.5,
+                   help="self-play training on Russian pyramid frames over the pool (0: no frame section)")
+    p.add_argument("--ghost-frames", type=int, default=4, help="frames of the shipped agent against the ghost")
+    p.add_argument("--search-frames", type=int, default=1, help="frames of the shipped agent against the search")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default="results/main")
     args = p.parse_args(argv)
@@ -154,9 +207,12 @@ def main(argv=None) -> int:
     for name in ("steps", "menu_steps", "shots", "search_shots"):
         if getattr(args, name) < 1:
             p.error(f"--{name.replace('_', '-')}: at least 1, got {getattr(args, name)}")
+    for name in ("frame_minutes", "ghost_frames", "search_frames"):
+        if getattr(args, name) < 0:
+            p.error(f"--{name.replace('_', '-')}: at least 0, got {getattr(args, name)}")
     os.environ.setdefault("CUEGYM_CACHE_DIR", str(HERE.parent / ".jax_cache"))
     report = run(args.steps, args.shots, args.search_shots, Path(args.out), args.seed, args.jax_minutes,
-                 args.menu_steps)
+                 args.menu_steps, args.frame_minutes, (args.ghost_frames, args.search_frames))
     print(markdown(report))
     return 0
 

@@ -146,3 +146,23 @@ def test_main_job_takes_menu_steps_and_names_the_menu_curve():
                        "learning_curve": "results/main/train/learning_curve.png"})
     assert "| SB3 PPO on the shot menu (MaskablePPO), 8192 steps | 300 | 0.863 | 0.820–0.898 |" in md
     assert "results/main/train_menu/learning_curve.png" in md
+
+
+def test_main_job_frame_section_flags_and_table(capsys):
+    """The frame section's flags refuse negative values naming the flag, and its table
+    shows the self-play run's speed and each pair's win rate with its interval."""
+    spec = importlib.util.spec_from_file_location(
+        "cuegym_experiment_main_job_frames", Path(__file__).resolve().parents[2] / "experiments" / "main_job.py")
+    job = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(job)
+    for flag in ("--frame-minutes", "--ghost-frames", "--search-frames"):
+        with pytest.raises(SystemExit):
+            job.main([flag, "-1"])
+        assert flag in capsys.readouterr().err
+    frame = {"game": job.FRAME_GAME, "selfplay": {"steps": 1792, "steps_per_s": 271.6, "compile_s": 96.5},
+             "rows": [{"pair": ["pretrained", "ghost"], "frames": 4, "win_rate": 0.75, "ci95": [0.301, 0.954],
+                       "median_frame_s_per_decision": [0.005, 0.004]}]}
+    md = job.markdown({"table": "pool-9ft", "noise": 1.0, "eval_seed": job.EVAL_SEED, "wall_s": 1.0, "rows": [],
+                       "learning_curve": "results/main/train/learning_curve.png", "frames": frame})
+    assert "RussianPyramid-v0: self-play over the pool, 1792 steps at 271.6 steps/s" in md
+    assert "| pretrained v ghost | 4 | 0.750 | 0.301–0.954 | 0.005 / 0.004 |" in md
