@@ -85,6 +85,18 @@ def test_the_script_refuses_bad_flags(capsys):
     assert "action" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("flags, named", [
+    (["--env", "cuegym/PotShot-v0", "--opponent", "self"], "opponent"),  # a one-player drill
+    (["--env", "cuegym/RussianPyramid-v0", "--opponent", "self", "--rollout", "vmap"], "opponent"),
+    (["--env", "cuegym/RussianPyramid-v0", "--devices", "2"], "devices"),  # the pool runs on one device
+    (["--env", "cuegym/RussianPyramid-v0", "--num-envs", "8", "--pool-batch", "9"], "pool_batch"),
+])
+def test_the_pool_rollouts_bad_flags_are_refused_naming_the_flag(flags, named, capsys, tmp_path):
+    with pytest.raises(SystemExit):
+        script().main([*flags, "--out", str(tmp_path)])
+    assert named in capsys.readouterr().err
+
+
 def test_config_refuses_a_batch_the_minibatches_do_not_divide():
     with pytest.raises(ValueError, match="minibatches"):
         ppo.Config(num_envs=6, num_steps=1, minibatches=4)

@@ -775,21 +775,7 @@ BENT_EVENTS = 3_000  # the line's contacts, then the start of the slide
 
 @pytest.fixture(scope="module")
 def bent_line():
-    table = get_table("snooker-12ft")
-    n = len(BENT_LINE) + 1
-    r, v, w = np.zeros((1, n, 3)), np.zeros((1, n, 3)), np.zeros((1, n, 3))
-    state = np.zeros((1, n), np.int32)
-    r[0, 0] = (0.3, 0.3, 0.0)
-    for k, row in enumerate(BENT_LINE, 1):
-        st, *x = row.split()
-        state[0, k] = int(st)
-        r[0, k], v[0, k], w[0, k] = (np.array([float.fromhex(s) for s in x[3 * q:3 * q + 3]]) for q in range(3))
-    balls = BallState(jnp.asarray(r), jnp.asarray(v), jnp.asarray(w), jnp.asarray(state), jnp.full((1, n), -1, jnp.int32))
-    z = jnp.zeros(1)
-    res = simulate_batch(table, balls, Shot(jnp.zeros(1, jnp.int32), z, z, z, z, z), max_events=BENT_EVENTS,
-                         log_capacity=BENT_EVENTS + 2)
-    aud = jax.vmap(lambda b, lg: audit_log(table, b, lg))(balls, res[1])
-    return jax.tree_util.tree_map(lambda x: np.asarray(x)[0], (balls, *res, aud))
+    return _snooker_state_run(BENT_LINE, slots=len(BENT_LINE) + 1, events=BENT_EVENTS)
 
 
 def test_fuzz_bent_line_against_a_held_ball_takes_no_endless_instant(bent_line):
