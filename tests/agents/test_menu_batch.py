@@ -65,10 +65,10 @@ def test_ghost_plans_batch_is_vmap_of_ghost_plans(batches):
             assert np.any(np.isfinite(np.asarray(got.score)))
 
 
+# one family is enough for the menu: it differs from vmap(menu) only by its plans
+@pytest.mark.parametrize("batches", ["cuegym/RussianPyramid-v0"], indirect=True)
 def test_view_batch_and_menu_batch_are_vmap_of_view(batches):
     env, sets = batches
-    if env.func.task != "russian-pyramid":
-        pytest.skip("one family is enough for the menu: it differs from vmap(menu) only by its plans")
     states = sets["mixed"]
     obs, st = jax.jit(jax.vmap(env.view))(states)
     obs_b, st_b = jax.jit(env.view_batch)(states)  # menu_batch, at its default chunk
