@@ -92,11 +92,7 @@ def main(argv=None) -> dict:
     try:
         cfg = ppo.Config(num_envs=a.num_envs, num_steps=a.num_steps, epochs=a.epochs, minibatches=a.minibatches,
                          lr=a.lr, entropy=a.entropy, pool_batch=a.pool_batch)
-        if rollout == "pool":
-            env, _ = make_env(spec)
-            pool_opponent(env, spec)
-        elif a.opponent == "self":
-            raise ValueError("opponent: 'self' (self-play) trains over the pool; use --rollout pool")
+        pool_opponent(make_env(spec)[0], spec)  # self-play only over the pool, and on a game
     except ValueError as e:
         p.error(str(e))
     try:

@@ -77,15 +77,14 @@ def _observe(env, pool, env_id):
     return obs, state, table.game.to_play.astype(jnp.int32), table.game.winner
 
 
-def _empty(env, cfg: ppo.Config, obs, action, players: int) -> Rows:
-    """N x P pending rows, none live: row n is table n // P's seat n % P."""
-    m = cfg.num_envs * players
-    zeros = lambda x: jnp.zeros((m,) + x.shape[1:], x.dtype)  # noqa: E731
-    f = jnp.zeros(m, jnp.float32)
-    b = jnp.zeros(m, bool)
-    return Rows(jnp.repeat(jnp.arange(cfg.num_envs, dtype=jnp.int32), players),
-                jnp.tile(jnp.arange(players, dtype=jnp.int32), cfg.num_envs), zeros(obs),
-                jax.tree_util.tree_map(zeros, action), f, f, b, jnp.zeros((m, players), jnp.float32), b, f, b)
+def _empty(obs, action, tables: int, players: int) -> Rows:
+    """N x P pending rows, none live: :func:`carry_over` of one row (``obs`` (1, D),
+    ``action`` with a leading 1) that waits for nothing."""
+    f = jnp.zeros(1, jnp.float32)
+    b = jnp.zeros(1, bool)
+    i = jnp.zeros(1, jnp.int32)
+    row = Rows(i, i, obs, action, f, f, b, jnp.zeros((1, players), jnp.float32), b, f, b)
+    return carry_over(row, b, f, tables, players)
 
 
 def init(env, env_params, cfg: ppo.Config, key, opponent: str) -> PoolTrainState:
@@ -100,7 +99,7 @@ def init(env, env_params, cfg: ppo.Config, key, opponent: str) -> PoolTrainState
     obs = jnp.zeros((1, env.obs_size), jnp.float32)  # flax reads the shape alone
     params = net.init(k_net, obs)
     action = ppo.distribution(env, net.apply(params, obs)).sample(seed=k_net)
-    pending = _empty(env, cfg, obs, action, env.func.players)
+    pending = _empty(obs, action, cfg.num_envs, env.func.players)
     return PoolTrainState(params, ppo.optimiser(cfg).init(params), pool, pending, key,
                           jnp.asarray(0, jnp.int32), jnp.asarray(float(cfg.entropy)))
 
@@ -200,12 +199,12 @@ def iteration(env, env_params, cfg: ppo.Config, ts: PoolTrainState):
     tables, players = cfg.num_envs, env.func.players
     pool, key, rows = rollout(env, env_params, cfg, ts)
     adv, trained, still, got = targets(rows, ts.pending, tables, players, cfg.gamma, cfg.lam)
-    every = jax.tree_util.tree_map(lambda a, b: jnp.concatenate([a, b]), ts.pending, _flat(rows))
+    flat = _flat(rows)
+    every = jax.tree_util.tree_map(lambda a, b: jnp.concatenate([a, b]), ts.pending, flat)
     data = (every.obs, every.action, every.logp, adv, adv + every.value)
     params, opt, key, losses = ppo.update(env, cfg, ts.params, ts.opt, key, data, ts.entropy,
                                           weight=trained.astype(jnp.float32))
     pending = carry_over(every, still, got, tables, players)
-    flat = _flat(rows)
     ended = jnp.sum(flat.done)
     decided = jnp.sum(flat.decision)
     own = jnp.take_along_axis(flat.reward, flat.seat[:, None], 1)[:, 0]

@@ -39,12 +39,20 @@ def make_env(spec: dict):
                            **spec.get("options", {}))
 
 
-def pool_opponent(env, spec: dict) -> str:
-    """The pool's opponent of a ``rollout="pool"`` run (:data:`cuegym.learn.pool_ppo.OPPONENT_CODES`):
-    ``"self"`` where the env has none (self-play, or a one-player drill), else the env's.
-    ValueError naming ``opponent`` for self-play on a one-player drill."""
-    if spec.get("opponent") == "self" and GAMES[env.func.task].referee is None:
-        raise ValueError(f"opponent: 'self' needs a game of two or more players; {spec['env']} is a one-player drill")
+def pool_opponent(env, spec: dict) -> str | None:
+    """The pool's opponent of the run (:data:`cuegym.learn.pool_ppo.OPPONENT_CODES`), None
+    with ``rollout="vmap"``: ``"self"`` where the env has none (self-play, or a one-player
+    drill), else the env's. ValueError naming ``opponent`` for self-play on a one-player
+    drill or with the vmap rollout (its step books every decision to one sequence)."""
+    pooled = spec.get("rollout", "vmap") == "pool"
+    if spec.get("opponent") == "self":
+        if not pooled:
+            raise ValueError("opponent: 'self' (self-play) trains over the pool; use rollout 'pool'")
+        if GAMES[env.func.task].referee is None:
+            raise ValueError(f"opponent: 'self' needs a game of two or more players; {spec['env']} is a "
+                             "one-player drill")
+    if not pooled:
+        return None
     return "self" if env.opponent is None else env.opponent
 
 
@@ -52,16 +60,14 @@ def programs(env, params, cfg: ppo.Config, spec: dict, devices):
     """(init(key), iteration(state), devices used, env steps an iteration) of the run's
     rollout: ``spec["rollout"]`` ``"vmap"`` (the gymnax step under ``vmap``; data-parallel
     over ``devices``) or ``"pool"`` (:mod:`cuegym.learn.pool_ppo`, one device)."""
-    if spec.get("rollout", "vmap") == "pool":
+    opponent = pool_opponent(env, spec)
+    if opponent is not None:
         if devices is not None:
             raise ValueError("devices: the pool rollout runs on one device; use rollout 'vmap' for data-parallel "
                              "training")
-        opponent = pool_opponent(env, spec)
         init = jax.jit(lambda k: pool_ppo.init(env, params, cfg, k, opponent))
         it = jax.jit(lambda s: pool_ppo.iteration(env, params, cfg, s))
         return init, it, jax.devices()[:1], cfg.num_steps * cfg.pool_batch
-    if spec.get("opponent") == "self":
-        raise ValueError("opponent: 'self' (self-play) trains over the pool; use rollout 'pool'")
     if devices is None:
         init = jax.jit(lambda k: ppo.init(env, params, cfg, k))
         it = jax.jit(lambda s: ppo.iteration(env, params, cfg, s))
@@ -138,11 +144,7 @@ def run(spec: dict, cfg: ppo.Config, *, minutes: float, seed: int, out: pathlib.
         # a self-play policy is measured against the built-in ghost, as the others are
         judge = make_env({**spec, "opponent": "default"}) if spec.get("opponent") == "self" else (env, params)
         result.update(evaluation(*judge, cfg, weights, k_eval, eval_episodes))
-    if measure_env_speed:
-        pooled = spec.get("rollout", "vmap") == "pool"
-        speed = (pool_ppo.env_speed(env, params, cfg, pool_opponent(env, spec)) if pooled
-                 else env_speed(env, params, cfg.num_envs))
-    result["env_steps_per_s"] = round(speed, 1) if measure_env_speed else None
+    result["env_steps_per_s"] = round(measured_env_speed(env, params, cfg, spec), 1) if measure_env_speed else None
     (out / "result.json").write_text(json.dumps(result, indent=2))
     plot_curve(curve, result, out / "learning_curve.png")
     return result
@@ -184,6 +186,15 @@ def evaluation(env, params, cfg, net_params, key, episodes: int) -> dict:
 def _evaluate(env, choose, horizon):
     # the weights are arguments, not constants of the trace: one compile serves every run
     return jax.jit(lambda env_params, w, keys: ppo.evaluate(env, env_params, choose, w, keys, horizon))
+
+
+def measured_env_speed(env, params, cfg: ppo.Config, spec: dict) -> float:
+    """The env's own steps/s as the run's rollout steps it (random actions, the run's sizes):
+    the pool's (:func:`cuegym.learn.pool_ppo.env_speed`) or the vmapped step's (:func:`env_speed`)."""
+    opponent = pool_opponent(env, spec)
+    if opponent is not None:
+        return pool_ppo.env_speed(env, params, cfg, opponent)
+    return env_speed(env, params, cfg.num_envs)
 
 
 def env_speed(env, params, num_envs: int, iterations: int = 20) -> float:

@@ -172,6 +172,17 @@ def _touching(balls: BallState, k, R):
     return h, dist2 <= (2.0 * R + CONTACT_DEPTH) ** 2
 
 
+def _touching_pairs(balls: BallState, R):
+    """((N, N, 2), (N, N, 2), (N, N) bool): for every pair [q, m] the horizontal vector from
+    ball q to ball m [m], its unit vector (zero from a ball to itself), and whether they touch
+    (centres within 2R + :data:`CONTACT_DEPTH`); ``R`` ball radius [m]. :func:`_touching`
+    for every ball at once."""
+    d = balls.r[None, :, :2] - balls.r[:, None, :2]
+    dist2 = dot(d, d)
+    h = d * (1.0 / jnp.sqrt(jnp.where(dist2 > 0, dist2, 1.0)))[..., None]
+    return d, h, dist2 <= (2.0 * R + CONTACT_DEPTH) ** 2
+
+
 def held_neighbour(balls: BallState, k, push_xy, R, exclude=-1):
     """((2,), () bool): the horizontal unit vector from ball ``k`` to a touching ball (within
     :data:`CONTACT_DEPTH`) that is held at rest (:func:`held_by_cluster`) in the direction
@@ -197,10 +208,7 @@ def held_neighbour_of(balls: BallState, body, push_xy, R, exclude):
     (``collisions._along_held``). Taken one at a time, two held balls on nearly opposite
     sides trade the group's velocity back and forth at one instant, the part each takes
     shrinking by the square of the angle between them per exchange, without end."""
-    d = balls.r[None, :, :2] - balls.r[:, None, :2]  # [q, m]: from ball q to ball m
-    dist2 = dot(d, d)
-    h = d * (1.0 / jnp.sqrt(jnp.where(dist2 > 0, dist2, 1.0)))[..., None]
-    near = dist2 <= (2.0 * R + CONTACT_DEPTH) ** 2
+    d, h, near = _touching_pairs(balls, R)
     into = h[..., 0] * push_xy[0] + h[..., 1] * push_xy[1]
     at_rest = (balls.state == STATIONARY) | (balls.state == SPINNING)
     n = balls.r.shape[0]
@@ -221,12 +229,9 @@ def pushed_neighbour(balls: BallState, body, push_xy, R):
     body into, the most nearly head-on such pair; that ball's index; and whether there is
     one. ``R`` ball radius [m]."""
     n = balls.r.shape[0]
-    d = balls.r[None, :, :2] - balls.r[:, None, :2]  # [q, m]: from ball q to ball m
-    dist2 = dot(d, d)
-    h = d * (1.0 / jnp.sqrt(jnp.where(dist2 > 0, dist2, 1.0)))[..., None]
+    _, h, near = _touching_pairs(balls, R)
     into = h[..., 0] * push_xy[0] + h[..., 1] * push_xy[1]
     on_bed = balls.state < AIRBORNE
-    near = dist2 <= (2.0 * R + CONTACT_DEPTH) ** 2
     candidate = near & (into > 0) & body[:, None] & (on_bed & ~body)[None, :]
     best = jnp.argmax(jnp.where(candidate, into, -jnp.inf).reshape(-1))
     return h.reshape(n * n, 2)[best], (best % n).astype(jnp.int32), jnp.any(candidate)

@@ -133,11 +133,17 @@ def test_plain_ppo_trains_on_the_menu_through_the_fallback(tmp_path):
     assert sb3.PPO.load(tmp_path / "model.zip", device="cpu").action_space == gym.spaces.Discrete(K)
 
 
-def test_main_job_takes_menu_steps_and_names_the_menu_curve():
+def _main_job():
+    """experiments/main_job.py as a module (experiments/ is not a package)."""
     spec = importlib.util.spec_from_file_location(
-        "cuegym_experiment_main_job_menu", Path(__file__).resolve().parents[2] / "experiments" / "main_job.py")
+        "cuegym_experiment_main_job", Path(__file__).resolve().parents[2] / "experiments" / "main_job.py")
     job = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(job)
+    return job
+
+
+def test_main_job_takes_menu_steps_and_names_the_menu_curve():
+    job = _main_job()
     with pytest.raises(SystemExit):
         job.main(["--menu-steps", "0"])
     row = {"policy": "SB3 PPO on the shot menu (MaskablePPO), 8192 steps", "shots": 300, "pots": 259, "rate": 0.863,
@@ -151,10 +157,7 @@ def test_main_job_takes_menu_steps_and_names_the_menu_curve():
 def test_main_job_frame_section_flags_and_table(capsys):
     """The frame section's flags refuse negative values naming the flag, and its table
     shows the self-play run's speed and each pair's win rate with its interval."""
-    spec = importlib.util.spec_from_file_location(
-        "cuegym_experiment_main_job_frames", Path(__file__).resolve().parents[2] / "experiments" / "main_job.py")
-    job = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(job)
+    job = _main_job()
     for flag in ("--frame-minutes", "--ghost-frames", "--search-frames"):
         with pytest.raises(SystemExit):
             job.main([flag, "-1"])
